@@ -1,0 +1,146 @@
+// The C API (include/rmpl.h), ACLMPL-style: every call returns a code; the text of the last failure
+// is kept for rmpl_last_error().
+#include "rmpl.h"
+
+#include <string>
+
+#include "api/runtime.hpp"
+#include "base/error.hpp"
+#include "rmpl/rmpl.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+template <class F>
+int guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const rmpl::error& e) {
+    last_error = e.what();
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    last_error = std::string("rmpl: ") + e.what();
+    return RMPL_ERR_INTERNAL;
+  }
+}
+
+void to_c(const rmpl::status& s, rmpl_status* out) noexcept {
+  if (out) *out = rmpl_status{s.source, s.tag, s.bytes, static_cast<int>(s.error)};
+}
+
+constexpr std::uint32_t world = 0;
+
+}  // namespace
+
+extern "C" {
+
+int rmpl_init(int*, char***) {
+  return guarded([] {
+    rmpl::api::acquire();
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_finalize(void) {
+  return guarded([] {
+    if (!rmpl::api::initialized()) {
+      rmpl::base::fail(rmpl::errc::not_initialized, "rmpl_finalize without rmpl_init");
+    }
+    rmpl::api::release();
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_self_address(int* rank) {
+  return guarded([&] {
+    *rank = rmpl::api::kernel().rank();
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_partition_size(int* size) {
+  return guarded([&] {
+    *size = rmpl::api::kernel().size();
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_send(const void* buf, size_t bytes, int dest, int tag) {
+  return guarded([&] {
+    rmpl::api::kernel().send(world, buf, bytes, dest, tag, rmpl::send_mode::synchronous);
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_receive(void* buf, size_t capacity, int source, int tag, rmpl_status* status) {
+  return guarded([&] {
+    to_c(rmpl::api::kernel().recv(world, buf, capacity, source, tag), status);
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_send_and_receive(const void* sbuf, size_t sbytes, int dest, int stag, void* rbuf,
+                          size_t capacity, int source, int rtag, rmpl_status* status) {
+  return guarded([&] {
+    to_c(rmpl::detail::sendrecv(world, sbuf, sbytes, dest, stag, rbuf, capacity, source, rtag),
+         status);
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_send_async(const void* buf, size_t bytes, int dest, int tag, rmpl_handle* handle) {
+  return guarded([&] {
+    *handle = rmpl::detail::isend(world, buf, bytes, dest, tag, rmpl::send_mode::standard);
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_receive_async(void* buf, size_t capacity, int source, int tag, rmpl_status* status) {
+  return guarded([&] {
+    rmpl::core::engine& e = rmpl::api::kernel();
+    rmpl::status probe;
+    if (!e.iprobe(world, source, tag, &probe)) return static_cast<int>(RMPL_NO_MESSAGE);
+    // The probed message is the earliest match, so the receive takes exactly it.
+    to_c(e.recv(world, buf, capacity, probe.source, probe.tag), status);
+    return static_cast<int>(RMPL_SUCCESS);
+  });
+}
+int rmpl_receive_async_block(void* buf, size_t capacity, int source, int tag, rmpl_status* status) {
+  return rmpl_receive(buf, capacity, source, tag, status);
+}
+int rmpl_receive_post(void* buf, size_t capacity, int source, int tag, rmpl_handle* handle) {
+  return guarded([&] {
+    *handle = rmpl::detail::irecv(world, buf, capacity, source, tag);
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_test(rmpl_handle* handle, int* done, rmpl_status* status) {
+  return guarded([&] {
+    rmpl::status s;
+    *done = 0;
+    if (*handle == 0) {
+      *done = 1;
+      return RMPL_SUCCESS;
+    }
+    if (rmpl::detail::test(*handle, &s)) {
+      *done = 1;
+      to_c(s, status);
+    }
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_wait(rmpl_handle* handle, rmpl_status* status) {
+  return guarded([&] {
+    if (*handle != 0) to_c(rmpl::detail::wait(*handle), status);
+    return RMPL_SUCCESS;
+  });
+}
+int rmpl_wait_all(rmpl_handle* handles, size_t count) {
+  int first = RMPL_SUCCESS;
+  for (size_t i = 0; i < count; ++i) {
+    const int rc = rmpl_wait(&handles[i], nullptr);
+    if (rc != RMPL_SUCCESS && first == RMPL_SUCCESS) first = rc;
+  }
+  return first;
+}
+const char* rmpl_error_string(int code) {
+  if (code < 0 || code > RMPL_ERR_INTERNAL) return "unknown rmpl error code";
+  return rmpl::to_string(static_cast<rmpl::errc>(code));
+}
+const char* rmpl_last_error(void) { return last_error.c_str(); }
+double rmpl_wtime(void) { return rmpl::session::wtime(); }
+
+}  // extern "C"

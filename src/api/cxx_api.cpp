@@ -1,0 +1,207 @@
+// The compiled half of the C++ API (include/rmpl/rmpl.hpp): byte-level calls into the kernel.
+#include <time.h>
+
+#include <memory>
+
+#include "api/runtime.hpp"
+#include "base/error.hpp"
+#include "rmpl/rmpl.hpp"
+
+namespace rmpl {
+namespace api {
+namespace {
+
+std::unique_ptr<core::engine> the_engine;
+int users = 0;
+
+core::request* request_of(core::engine& e, detail::request_id id) {
+  core::request* r = e.lookup(id);
+  if (r == nullptr) {
+    base::fail(errc::request_invalid,
+               "rank {}: request {:#x} is not a live request (never started, already completed or "
+               "freed)",
+               e.rank(), id);
+  }
+  return r;
+}
+
+}  // namespace
+
+core::engine& kernel() {
+  if (!the_engine) {
+    base::fail(errc::not_initialized, "rmpl is not initialized: create an rmpl::session first");
+  }
+  return *the_engine;
+}
+void acquire() {
+  if (users++ == 0) {
+    try {
+      the_engine = std::make_unique<core::engine>();
+    } catch (...) {
+      users = 0;
+      throw;
+    }
+  }
+}
+void release() noexcept {
+  if (users > 0 && --users == 0) the_engine.reset();
+}
+bool initialized() noexcept { return the_engine != nullptr; }
+
+}  // namespace api
+
+namespace detail {
+
+void send(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+          send_mode mode) {
+  api::kernel().send(context, data, bytes, dest, tag, mode);
+}
+status recv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag) {
+  return api::kernel().recv(context, data, capacity, source, tag);
+}
+request_id isend(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+                 send_mode mode) {
+  return api::kernel().start_send(context, data, bytes, dest, tag, mode)->id();
+}
+request_id irecv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag) {
+  return api::kernel().start_recv(context, data, capacity, source, tag)->id();
+}
+status sendrecv(std::uint32_t context, const void* sdata, std::size_t sbytes, int dest, int stag,
+                void* rdata, std::size_t capacity, int source, int rtag) {
+  core::engine& e = api::kernel();
+  core::request* r = e.start_recv(context, rdata, capacity, source, rtag);
+  try {
+    e.send(context, sdata, sbytes, dest, stag, send_mode::standard);
+  } catch (...) {
+    e.cancel(r);
+    if (r->done()) e.free_request(r);
+    throw;
+  }
+  e.wait(r);
+  return e.finish(r);
+}
+status probe(std::uint32_t context, int source, int tag) {
+  return api::kernel().probe(context, source, tag);
+}
+bool iprobe(std::uint32_t context, int source, int tag, status* out) {
+  return api::kernel().iprobe(context, source, tag, out);
+}
+status wait(request_id& id) {
+  core::engine& e = api::kernel();
+  core::request* r = api::request_of(e, id);
+  e.wait(r);
+  id = null_request;
+  return e.finish(r);
+}
+bool test(request_id& id, status* out) {
+  core::engine& e = api::kernel();
+  core::request* r = api::request_of(e, id);
+  if (!e.test(r)) return false;
+  id = null_request;
+  *out = e.finish(r);
+  return true;
+}
+bool done(request_id id) {
+  if (id == null_request) return true;
+  core::engine& e = api::kernel();
+  return api::request_of(e, id)->done();
+}
+void cancel(request_id id) {
+  core::engine& e = api::kernel();
+  e.cancel(api::request_of(e, id));
+}
+void release(request_id& id) noexcept {
+  if (id == null_request || !api::initialized()) return;
+  core::engine& e = api::kernel();
+  core::request* r = e.lookup(id);
+  id = null_request;
+  if (r == nullptr) return;
+  if (!r->done()) {
+    base::fatal("rmpl: a request was destroyed while still pending (" + e.describe(*r) +
+                "): wait for it, test it to completion or cancel it first");
+  }
+  e.free_request(r);
+}
+int world_rank() noexcept { return api::initialized() ? api::kernel().rank() : 0; }
+int world_size() noexcept { return api::initialized() ? api::kernel().size() : 1; }
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- wait families
+
+void wait_all(std::span<request> requests) {
+  std::exception_ptr first;
+  for (request& r : requests) {
+    if (!r.active()) continue;
+    try {
+      r.wait();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+std::optional<std::pair<std::size_t, status>> test_any(std::span<request> requests) {
+  core::engine& e = api::kernel();
+  e.progress();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!requests[i].active()) continue;
+    if (auto s = requests[i].test()) return std::pair{i, *s};
+  }
+  return std::nullopt;
+}
+
+std::pair<std::size_t, status> wait_any(std::span<request> requests) {
+  bool any_active = false;
+  for (request& r : requests) any_active |= r.active();
+  if (!any_active) return {requests.size(), status{}};
+  std::optional<std::pair<std::size_t, status>> done;
+  api::kernel().wait_until([&] { return (done = test_any(requests)).has_value(); });
+  return *done;
+}
+
+bool test_all(std::span<request> requests, std::vector<status>* statuses) {
+  core::engine& e = api::kernel();
+  e.progress();
+  for (request& r : requests) {
+    if (!r.done()) return false;
+  }
+  if (statuses) statuses->assign(requests.size(), status{});
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!requests[i].active()) continue;
+    auto s = requests[i].test();
+    if (statuses && s) (*statuses)[i] = *s;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::size_t, status>> wait_some(std::span<request> requests) {
+  std::vector<std::pair<std::size_t, status>> indices;
+  bool any_active = false;
+  for (request& r : requests) any_active |= r.active();
+  if (!any_active) return indices;
+  api::kernel().wait_until([&] {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (!requests[i].active()) continue;
+      if (auto s = requests[i].test()) indices.emplace_back(i, *s);
+    }
+    return !indices.empty();
+  });
+  return indices;
+}
+
+// ---------------------------------------------------------------- session
+
+session::session() { api::acquire(); }
+session::~session() { api::release(); }
+
+double session::wtime() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void session::attach_buffer(std::size_t bytes) { api::kernel().attach_buffer(bytes); }
+
+}  // namespace rmpl

@@ -1,0 +1,688 @@
+#include "core/engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/config.hpp"
+#include "base/error.hpp"
+
+namespace rmpl::core {
+namespace {
+
+using fabric::shm::chunk_state;
+
+std::string peer_text(int peer) {
+  if (peer == any_source) return "any source";
+  if (peer == proc_null) return "proc_null";
+  return fmt::format("rank {}", peer);
+}
+std::string tag_text(int tag) { return tag == any_tag ? "any tag" : fmt::format("tag {}", tag); }
+
+bool is_message(kind k) noexcept { return k == kind::inline_data || k == kind::eager || k == kind::rts; }
+
+}  // namespace
+
+engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size_, 0) {
+  tune_.eager_max = dom_.p().eager_slot_bytes;
+  tune_.max_unexpected = base::env_size("RMPL_UNEXPECTED_MAX", 1u << 16, 16, 1u << 26);
+  // When ranks outnumber cores a waiting rank must give its core away at once; otherwise a short spin
+  // (a few microseconds) catches replies without the cost of a sleep and a wake-up.
+  tune_.spin_polls = static_cast<unsigned>(
+      base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 1 : 20000, 0, 1u << 30));
+  tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
+  matcher_ = matcher(size_, tune_.max_unexpected);
+  ring_mask_ = dom_.p().ring_cells - 1;
+  out_.resize(size_);
+  in_.resize(size_);
+  for (int peer = 0; peer < size_; ++peer) {
+    out_[peer].cells = dom_.ring_cells(peer, rank_);
+    out_[peer].control = &dom_.ring(peer, rank_);
+    out_[peer].limit = dom_.p().ring_cells;
+    in_[peer].cells = dom_.ring_cells(rank_, peer);
+    in_[peer].control = &dom_.ring(rank_, peer);
+  }
+}
+
+engine::~engine() {
+  // Finalize: push out what we still owe peers (buffered sends, control cells), then wait for every
+  // rank, progressing all the while so that peers' transfers that need us can finish.
+  try {
+    wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
+    const std::uint32_t generation = dom_.barrier_arrive();
+    wait_until([&] { return dom_.barrier_done(generation); });
+  } catch (const error& e) {
+    std::fprintf(stderr, "%s (during finalize)\n", e.what());
+  }
+}
+
+void engine::throw_dead_rank() const {
+  const int dead = dom_.failed_rank();
+  base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, dom_.describe_death(dead));
+}
+
+void engine::corrupt(int source, const std::string& what) const noexcept {
+  base::fatal(fmt::format("rmpl: rank {}: corrupt cell from rank {} in shared memory: {}", rank_,
+                          source, what));
+}
+
+std::string engine::describe(const request& r) const {
+  if (r.kind == op::send) {
+    return fmt::format("send on rank {} to {} ({}, {} bytes)", rank_, peer_text(r.peer),
+                       tag_text(r.tag), r.bytes);
+  }
+  return fmt::format("recv on rank {} from {} ({}, buffer of {} bytes)", rank_, peer_text(r.peer),
+                     tag_text(r.tag), r.bytes);
+}
+
+// ---------------------------------------------------------------- argument checks
+
+void engine::check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
+                        send_mode mode) const {
+  if (dest != proc_null && (dest < 0 || dest >= size_)) {
+    base::fail(errc::invalid_rank,
+               "send on rank {} ({}, {} bytes): destination {} is not a rank of the communicator "
+               "(size {})",
+               rank_, tag_text(tag), bytes, dest, size_);
+  }
+  if (tag < 0 || tag > tag_ub) {
+    base::fail(errc::invalid_tag, "send on rank {} to rank {} ({} bytes): tag {} is outside [0, {}]",
+               rank_, dest, bytes, tag, tag_ub);
+  }
+  if (buf == nullptr && bytes > 0) {
+    base::fail(errc::invalid_argument, "send on rank {} to rank {} (tag {}): null buffer of {} bytes",
+               rank_, dest, tag, bytes);
+  }
+  if (context > 0xffff) {
+    base::fail(errc::invalid_argument, "send on rank {}: communicator context {} is invalid", rank_,
+               context);
+  }
+  if (static_cast<unsigned>(mode) > static_cast<unsigned>(send_mode::ready)) {
+    base::fail(errc::invalid_argument, "send on rank {}: unknown send mode {}", rank_,
+               static_cast<unsigned>(mode));
+  }
+}
+
+void engine::check_recv(std::uint32_t context, const void* buf, std::size_t capacity, int source,
+                        int tag) const {
+  if (source != any_source && source != proc_null && (source < 0 || source >= size_)) {
+    base::fail(errc::invalid_rank,
+               "recv on rank {} ({}): source {} is not a rank of the communicator (size {})", rank_,
+               tag_text(tag), source, size_);
+  }
+  if (tag != any_tag && (tag < 0 || tag > tag_ub)) {
+    base::fail(errc::invalid_tag, "recv on rank {} from {}: tag {} is outside [0, {}]", rank_,
+               peer_text(source), tag, tag_ub);
+  }
+  if (buf == nullptr && capacity > 0) {
+    base::fail(errc::invalid_argument, "recv on rank {} from {}: null buffer of {} bytes", rank_,
+               peer_text(source), capacity);
+  }
+  if (context > 0xffff) {
+    base::fail(errc::invalid_argument, "recv on rank {}: communicator context {} is invalid", rank_,
+               context);
+  }
+}
+
+// ---------------------------------------------------------------- sending
+
+cell* engine::claim_cell(out_channel& ch) noexcept {
+  if (ch.tail >= ch.limit) {
+    ch.limit = ch.control->head.load(std::memory_order_acquire) + dom_.p().ring_cells;
+    if (ch.tail >= ch.limit) {
+      // Full: ask the receiver for a wake-up when it frees cells, then look once more (the receiver
+      // may have consumed between our two reads and missed the flag).
+      ch.control->sender_waiting.store(1, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      ch.limit = ch.control->head.load(std::memory_order_acquire) + dom_.p().ring_cells;
+      if (ch.tail >= ch.limit) return nullptr;
+    }
+  }
+  return &ch.cells[ch.tail & ring_mask_];
+}
+
+void engine::publish(out_channel& ch, int dest, cell* c) noexcept {
+  c->seq.store(static_cast<std::uint32_t>(ch.tail + 1), std::memory_order_release);
+  ++ch.tail;
+  dom_.notify(dest);
+}
+
+int engine::claim_slot(int dest) noexcept {
+  // ACLMPL's allocation: a fetch-and-add on the receiver's counter names a slot; since slots are
+  // freed out of order (messages are matched out of order), claim it, or the next free one, by CAS.
+  const std::uint32_t n = dom_.p().eager_slots;
+  const std::uint64_t ticket =
+      dom_.pool(dest).ticket.fetch_add(1, std::memory_order_relaxed);
+  chunk_state* states = dom_.slot_states(dest);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t s = static_cast<std::uint32_t>((ticket + i) % n);
+    std::uint32_t expected = 0;
+    if (states[s].filled.load(std::memory_order_relaxed) == 0 &&
+        states[s].filled.compare_exchange_strong(expected, 1, std::memory_order_acquire,
+                                                 std::memory_order_relaxed)) {
+      return static_cast<int>(s);
+    }
+  }
+  return -1;  // the pool is full: the caller falls back to rendezvous rather than wait
+}
+
+bool engine::emit(int dest, request* r) {
+  out_channel& ch = out_[dest];
+  cell* c = claim_cell(ch);
+  if (c == nullptr) return false;
+  const bool sync = r->mode == send_mode::synchronous;
+  c->flags = sync ? flag::sync : 0;
+  c->context = static_cast<std::uint16_t>(r->context);
+  c->tag = r->tag;
+  bool waits = sync;
+  if (r->bytes <= (sync ? inline_sync_capacity : inline_capacity)) {
+    c->kind = static_cast<std::uint8_t>(kind::inline_data);
+    c->size = static_cast<std::uint32_t>(r->bytes);
+    if (r->bytes) std::memcpy(c->body, r->buffer, r->bytes);
+    if (sync) {
+      const std::uint64_t cookie = r->id();
+      std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
+    }
+  } else if (int slot; r->bytes <= tune_.eager_max && (slot = claim_slot(dest)) >= 0) {
+    std::memcpy(dom_.slot(dest, static_cast<std::uint32_t>(slot)), r->buffer, r->bytes);
+    c->kind = static_cast<std::uint8_t>(kind::eager);
+    c->size = static_cast<std::uint32_t>(r->bytes);
+    write_body(*c, eager_body{static_cast<std::uint32_t>(slot), 0, sync ? r->id() : 0});
+  } else {
+    c->kind = static_cast<std::uint8_t>(kind::rts);
+    c->size = 0;
+    write_body(*c, rts_body{r->bytes, r->id(), reinterpret_cast<std::uint64_t>(r->buffer)});
+    waits = true;
+  }
+  publish(ch, dest, c);
+  if (waits) r->st = state::in_flight;
+  else complete_send(r);
+  return true;
+}
+
+void engine::send_control(int dest, kind how, control_body body) {
+  out_channel& ch = out_[dest];
+  if (ch.backlog.empty()) {
+    if (cell* c = claim_cell(ch)) {
+      c->kind = static_cast<std::uint8_t>(how);
+      c->flags = 0;
+      c->context = 0;
+      c->tag = 0;
+      c->size = 0;
+      write_body(*c, body);
+      publish(ch, dest, c);
+      return;
+    }
+    ++backlogged_;
+  }
+  // Control cells do not take part in matching order, so they may overtake queued messages.
+  ch.backlog.push_front(pending{nullptr, how, body});
+}
+
+bool engine::flush_backlog(int dest) {
+  out_channel& ch = out_[dest];
+  bool worked = false;
+  while (!ch.backlog.empty()) {
+    pending& p = ch.backlog.front();
+    if (p.req) {
+      if (!emit(dest, p.req)) break;
+    } else {
+      cell* c = claim_cell(ch);
+      if (c == nullptr) break;
+      c->kind = static_cast<std::uint8_t>(p.how);
+      c->flags = 0;
+      c->context = 0;
+      c->tag = 0;
+      c->size = 0;
+      write_body(*c, p.body);
+      publish(ch, dest, c);
+    }
+    ch.backlog.pop_front();
+    worked = true;
+  }
+  if (ch.backlog.empty() && worked) --backlogged_;
+  return worked;
+}
+
+void engine::complete_send(request* r) noexcept {
+  r->st = state::complete;
+  if (r->detached) {
+    bsend_used_ -= r->bytes;
+    requests_.release(r);
+  }
+}
+
+request* engine::start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
+                            int tag, send_mode mode) {
+  check_send(context, buf, bytes, dest, tag, mode);
+  request* r = requests_.allocate();
+  r->kind = op::send;
+  r->mode = mode == send_mode::synchronous ? mode : send_mode::standard;
+  r->context = context;
+  r->peer = dest;
+  r->tag = tag;
+  r->buffer = const_cast<void*>(buf);
+  r->bytes = bytes;
+  r->st = state::queued;
+  if (dest == proc_null) {
+    r->st = state::complete;
+    return r;
+  }
+  if (mode == send_mode::buffered) {
+    // The copy travels on its own (detached); the caller gets a request that is already complete.
+    if (bsend_used_ + bytes > bsend_limit_) {
+      requests_.release(r);
+      base::fail(errc::buffer_exhausted,
+                 "buffered send on rank {} to rank {} (tag {}): {} bytes do not fit in the attached "
+                 "buffer ({} of {} bytes in use)",
+                 rank_, dest, tag, bytes, bsend_used_, bsend_limit_);
+    }
+    r->owned = std::make_unique<std::byte[]>(std::max<std::size_t>(bytes, 1));
+    if (bytes) std::memcpy(r->owned.get(), buf, bytes);
+    r->buffer = r->owned.get();
+    r->detached = true;
+    bsend_used_ += bytes;
+    out_channel& ch = out_[dest];
+    if (!ch.backlog.empty() || !emit(dest, r)) {
+      if (ch.backlog.empty()) ++backlogged_;
+      ch.backlog.push_back(pending{r, kind::none, {}});
+    }
+    request* done = requests_.allocate();
+    done->kind = op::send;
+    done->peer = dest;
+    done->tag = tag;
+    done->bytes = bytes;
+    done->st = state::complete;
+    return done;
+  }
+  out_channel& ch = out_[dest];
+  if (!ch.backlog.empty() || !emit(dest, r)) {
+    if (ch.backlog.empty()) ++backlogged_;
+    ch.backlog.push_back(pending{r, kind::none, {}});
+  }
+  return r;
+}
+
+void engine::send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
+                  send_mode mode) {
+  // Fast path: a small standard send with room in the ring completes without a request.
+  if ((mode == send_mode::standard || mode == send_mode::ready) && bytes <= inline_capacity &&
+      dest >= 0 && dest < size_ && tag >= 0 && tag <= tag_ub && context <= 0xffff &&
+      (buf != nullptr || bytes == 0)) {
+    out_channel& ch = out_[dest];
+    if (ch.backlog.empty()) {
+      if (cell* c = claim_cell(ch)) {
+        c->kind = static_cast<std::uint8_t>(kind::inline_data);
+        c->flags = 0;
+        c->context = static_cast<std::uint16_t>(context);
+        c->tag = tag;
+        c->size = static_cast<std::uint32_t>(bytes);
+        if (bytes) std::memcpy(c->body, buf, bytes);
+        publish(ch, dest, c);
+        return;
+      }
+    }
+  }
+  request* r = start_send(context, buf, bytes, dest, tag, mode);
+  wait(r);
+  finish(r);
+}
+
+// ---------------------------------------------------------------- receiving
+
+request* engine::start_recv(std::uint32_t context, void* buf, std::size_t capacity, int source,
+                            int tag) {
+  check_recv(context, buf, capacity, source, tag);
+  request* r = requests_.allocate();
+  r->kind = op::recv;
+  r->context = context;
+  r->peer = source;
+  r->tag = tag;
+  r->buffer = buf;
+  r->bytes = capacity;
+  if (source == proc_null) {
+    r->result.source = proc_null;
+    r->result.tag = any_tag;
+    r->st = state::complete;
+    return r;
+  }
+  context_queues& q = matcher_.queues(context);
+  if (unexpected* u = q.find_unexpected(source, tag)) {
+    q.remove_unexpected(u);
+    deliver(r, incoming{u->source, u->tag, u->how, u->flags, u->size, u->cookie, u->address,
+                        u->slot, u->data});
+    matcher_.release(u);
+    return r;
+  }
+  r->post_order = ++posts_;
+  r->st = state::posted;
+  q.post(r);
+  return r;
+}
+
+status engine::recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag) {
+  request* r = start_recv(context, buf, capacity, source, tag);
+  wait(r);
+  return finish(r);
+}
+
+void engine::deliver(request* r, const incoming& m) {
+  r->result.source = m.source;
+  r->result.tag = m.tag;
+  r->message_bytes = m.size;
+  const std::size_t n = std::min(m.size, r->bytes);
+  if (m.size > r->bytes) r->result.error = errc::truncated;
+  switch (m.how) {
+    case kind::inline_data:
+      if (n) std::memcpy(r->buffer, m.data, n);
+      break;
+    case kind::eager: {
+      chunk_state& slot_state = dom_.slot_states(rank_)[m.slot];
+      if (n) std::memcpy(r->buffer, dom_.slot(rank_, m.slot), n);
+      slot_state.filled.store(0, std::memory_order_release);  // senders may claim it again
+      break;
+    }
+    case kind::rts:
+      if (dom_.single_copy()) {
+        // The receiver-initiated zero-copy transfer: one copy from the sender's buffer into ours.
+        const int err = n ? dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address),
+                                           r->buffer, n)
+                          : 0;
+        if (err != 0) {
+          r->result.error = errc::system;
+          r->transferred = static_cast<std::size_t>(err);  // the errno, for the message
+        }
+        send_control(m.source, kind::fin, control_body{m.cookie, 0});
+        break;
+      }
+      r->peer_cookie = m.cookie;
+      r->transferred = 0;
+      r->st = state::in_flight;
+      ++bounces_;
+      if (in_[m.source].bounce == nullptr) start_bounce_recv(m.source, r);
+      else in_[m.source].bounce_waiting.push_back(r);
+      return;
+    default:
+      break;
+  }
+  if (m.flags & flag::sync) send_control(m.source, kind::ack, control_body{m.cookie, 0});
+  r->result.bytes = n;
+  r->st = state::complete;
+}
+
+status engine::finish(request* r) {
+  status s = r->result;
+  if (r->kind == op::send) s = status{};
+  const errc code = r->result.error;
+  if (code == errc::success) {
+    requests_.release(r);
+    return s;
+  }
+  std::string message;
+  if (code == errc::truncated) {
+    message = fmt::format("{}: message truncated: {} bytes arrived from rank {} (tag {}) but the "
+                          "buffer holds {} bytes",
+                          describe(*r), r->message_bytes, r->result.source, r->result.tag, r->bytes);
+  } else if (code == errc::system) {
+    message = fmt::format("{}: single copy of {} bytes from rank {} failed: {}", describe(*r),
+                          r->message_bytes, r->result.source,
+                          std::strerror(static_cast<int>(r->transferred)));
+  } else {
+    message = fmt::format("{}: {}", describe(*r), to_string(code));
+  }
+  requests_.release(r);
+  throw error(code, "rmpl: " + message);
+}
+
+void engine::cancel(request* r) {
+  if (r->kind != op::recv || r->st != state::posted) return;  // matched already: nothing to undo
+  matcher_.queues(r->context).unpost(r);
+  r->result.cancelled = true;
+  r->st = state::complete;
+}
+
+bool engine::iprobe(std::uint32_t context, int source, int tag, status* out) {
+  check_recv(context, reinterpret_cast<void*>(1), 0, source, tag);
+  if (source == proc_null) {
+    *out = status{proc_null, any_tag, 0, errc::success, false};
+    return true;
+  }
+  progress();
+  const unexpected* u = matcher_.queues(context).find_unexpected(source, tag);
+  if (!u) return false;
+  *out = status{u->source, u->tag, u->size, errc::success, false};
+  return true;
+}
+
+status engine::probe(std::uint32_t context, int source, int tag) {
+  status s;
+  check_recv(context, reinterpret_cast<void*>(1), 0, source, tag);
+  wait_until([&] { return iprobe(context, source, tag, &s); });
+  return s;
+}
+
+// ---------------------------------------------------------------- progress
+
+bool engine::progress() {
+  bool worked = false;
+  for (int i = 0; i < size_; ++i) {
+    int source = next_source_ + i;
+    if (source >= size_) source -= size_;
+    worked |= drain(source);
+  }
+  if (++next_source_ == size_) next_source_ = 0;
+  if (backlogged_ > 0) {
+    for (int dest = 0; dest < size_; ++dest) {
+      if (!out_[dest].backlog.empty()) worked |= flush_backlog(dest);
+    }
+  }
+  if (bounces_ > 0) {
+    for (int peer = 0; peer < size_; ++peer) {
+      if (out_[peer].bounce) worked |= progress_bounce_send(peer);
+      if (in_[peer].bounce) worked |= progress_bounce_recv(peer);
+    }
+  }
+  return worked;
+}
+
+bool engine::drain(int source) {
+  in_channel& ch = in_[source];
+  std::size_t taken = 0;
+  while (taken < tune_.drain_batch) {
+    cell& c = ch.cells[ch.head & ring_mask_];
+    if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(ch.head + 1)) break;
+    if (!handle_cell(source, c)) {
+      handle_stalled_controls(source);
+      break;
+    }
+    ++ch.head;
+    ++taken;
+  }
+  if (taken == 0) return false;
+  ch.control->head.store(ch.head, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with claim_cell's fence
+  if (ch.control->sender_waiting.load(std::memory_order_relaxed) != 0) {
+    ch.control->sender_waiting.store(0, std::memory_order_relaxed);
+    dom_.notify(source);
+  }
+  return true;
+}
+
+bool engine::handle_cell(int source, cell& c) {
+  const auto how = static_cast<kind>(c.kind);
+  if (!is_message(how)) {
+    if (how != kind::consumed) handle_control(source, c);
+    return true;
+  }
+  incoming m{source, c.tag, how, c.flags, c.size, 0, 0, 0, c.body};
+  if (m.tag < 0 || m.tag > tag_ub) corrupt(source, fmt::format("tag {}", m.tag));
+  const bool sync = (m.flags & flag::sync) != 0;
+  switch (how) {
+    case kind::inline_data:
+      if (m.size > (sync ? inline_sync_capacity : inline_capacity)) {
+        corrupt(source, fmt::format("inline size {}", m.size));
+      }
+      if (sync) std::memcpy(&m.cookie, c.body + cookie_offset, sizeof m.cookie);
+      break;
+    case kind::eager: {
+      const auto body = read_body<eager_body>(c);
+      if (body.slot >= dom_.p().eager_slots || m.size > dom_.p().eager_slot_bytes ||
+          dom_.slot_states(rank_)[body.slot].filled.load(std::memory_order_acquire) == 0) {
+        corrupt(source, fmt::format("eager slot {} with {} bytes", body.slot, m.size));
+      }
+      m.slot = body.slot;
+      m.cookie = body.cookie;
+      break;
+    }
+    default: {  // rts
+      const auto body = read_body<rts_body>(c);
+      if (body.address == 0) corrupt(source, "rendezvous without an address");
+      m.size = body.size;
+      m.cookie = body.cookie;
+      m.address = body.address;
+      break;
+    }
+  }
+  context_queues& q = matcher_.queues(c.context);
+  if (request* r = q.take_posted(source, m.tag)) {
+    deliver(r, m);
+    return true;
+  }
+  unexpected* u = matcher_.allocate();
+  if (u == nullptr) return false;  // bounded: leave it in the ring, the sender will wait
+  u->arrival = ++arrivals_;
+  u->source = source;
+  u->tag = m.tag;
+  u->how = how;
+  u->flags = m.flags;
+  u->size = m.size;
+  u->cookie = m.cookie;
+  u->address = m.address;
+  u->slot = m.slot;
+  if (how == kind::inline_data && m.size) std::memcpy(u->data, c.body, m.size);
+  q.add_unexpected(u);
+  return true;
+}
+
+void engine::handle_stalled_controls(int source) {
+  // The unexpected store is full and a message blocks the head of this ring. Control cells behind it
+  // (acks, fins, clear-to-sends) must not wait for it, or two ranks could wait on each other: handle
+  // them now and mark them consumed.
+  in_channel& ch = in_[source];
+  for (std::uint64_t pos = ch.head + 1; pos < ch.head + dom_.p().ring_cells; ++pos) {
+    cell& c = ch.cells[pos & ring_mask_];
+    if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pos + 1)) break;
+    const auto how = static_cast<kind>(c.kind);
+    if (how == kind::ack || how == kind::fin || how == kind::cts) {
+      handle_control(source, c);
+      c.kind = static_cast<std::uint8_t>(kind::consumed);
+    }
+  }
+}
+
+request* engine::control_target(int source, std::uint64_t cookie, const char* what) noexcept {
+  request* r = requests_.lookup(cookie);
+  if (r == nullptr || r->kind != op::send || r->peer != source || r->st != state::in_flight) {
+    corrupt(source, fmt::format("{} for unknown request {:#x}", what, cookie));
+  }
+  return r;
+}
+
+void engine::handle_control(int source, const cell& c) {
+  const auto body = read_body<control_body>(c);
+  switch (static_cast<kind>(c.kind)) {
+    case kind::ack:
+      complete_send(control_target(source, body.cookie, "ack"));
+      break;
+    case kind::fin:
+      complete_send(control_target(source, body.cookie, "fin"));
+      break;
+    case kind::cts: {
+      request* r = control_target(source, body.cookie, "clear-to-send");
+      if (out_[source].bounce != nullptr) corrupt(source, "a second clear-to-send");
+      out_[source].bounce = r;
+      out_[source].bounce_chunk = 0;
+      r->transferred = 0;
+      ++bounces_;
+      progress_bounce_send(source);
+      break;
+    }
+    default:
+      corrupt(source, fmt::format("unknown kind {}", static_cast<unsigned>(c.kind)));
+  }
+}
+
+// ---------------------------------------------------------------- the fallback copy path
+
+void engine::start_bounce_recv(int source, request* r) {
+  in_[source].bounce = r;
+  in_[source].bounce_chunk = 0;
+  send_control(source, kind::cts, control_body{r->peer_cookie, r->id()});
+}
+
+bool engine::progress_bounce_send(int dest) {
+  out_channel& ch = out_[dest];
+  request* r = ch.bounce;
+  const auto& p = dom_.p();
+  chunk_state* states = dom_.bounce_states(dest, rank_);
+  bool worked = false;
+  while (r->transferred < r->bytes) {
+    const auto k = static_cast<std::uint32_t>(ch.bounce_chunk % p.bounce_chunks);
+    if (states[k].filled.load(std::memory_order_acquire) != 0) break;
+    const std::size_t len = std::min<std::size_t>(p.bounce_chunk_bytes, r->bytes - r->transferred);
+    std::memcpy(dom_.bounce_chunk(dest, rank_, k), static_cast<const std::byte*>(r->buffer) + r->transferred,
+                len);
+    states[k].filled.store(static_cast<std::uint32_t>(len + 1), std::memory_order_release);
+    r->transferred += len;
+    ++ch.bounce_chunk;
+    worked = true;
+  }
+  if (worked) dom_.notify(dest);
+  if (r->transferred == r->bytes) {
+    ch.bounce = nullptr;
+    --bounces_;
+    complete_send(r);
+  }
+  return worked;
+}
+
+bool engine::progress_bounce_recv(int source) {
+  in_channel& ch = in_[source];
+  request* r = ch.bounce;
+  const auto& p = dom_.p();
+  chunk_state* states = dom_.bounce_states(rank_, source);
+  bool worked = false;
+  while (r->transferred < r->message_bytes) {
+    const auto k = static_cast<std::uint32_t>(ch.bounce_chunk % p.bounce_chunks);
+    const std::uint32_t filled = states[k].filled.load(std::memory_order_acquire);
+    if (filled == 0) break;
+    const std::size_t len = filled - 1;
+    const std::size_t left = r->message_bytes - r->transferred;
+    if (len == 0 || len > p.bounce_chunk_bytes || len > left ||
+        (len < p.bounce_chunk_bytes && len != left)) {
+      corrupt(source, fmt::format("bounce chunk of {} bytes with {} left", len, left));
+    }
+    if (r->transferred < r->bytes) {
+      std::memcpy(static_cast<std::byte*>(r->buffer) + r->transferred,
+                  dom_.bounce_chunk(rank_, source, k), std::min(len, r->bytes - r->transferred));
+    }
+    states[k].filled.store(0, std::memory_order_release);
+    r->transferred += len;
+    ++ch.bounce_chunk;
+    worked = true;
+  }
+  if (worked) dom_.notify(source);
+  if (r->transferred == r->message_bytes) {
+    r->result.bytes = std::min(r->message_bytes, r->bytes);
+    r->st = state::complete;
+    --bounces_;
+    ch.bounce = nullptr;
+    if (!ch.bounce_waiting.empty()) {
+      request* next = ch.bounce_waiting.front();
+      ch.bounce_waiting.pop_front();
+      start_bounce_recv(source, next);
+    }
+  }
+  return worked;
+}
+
+}  // namespace rmpl::core

@@ -1,0 +1,195 @@
+// The communication kernel: one per process. It turns sends and receives into cells in the directed
+// pair rings of the fabric, picks a protocol by size (inline cell, eager slot, rendezvous with single
+// copy or the pipelined fallback), matches arrivals against posted receives, and drives everything
+// with one progress engine. Every blocking call waits through wait_until(): spin briefly, then sleep
+// on this rank's doorbell.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/matching.hpp"
+#include "core/request.hpp"
+#include "core/wire.hpp"
+#include "fabric/shm/domain.hpp"
+#include "rmpl/types.hpp"
+
+namespace rmpl::core {
+
+/// Thresholds and limits read once at start-up (RMPL_* variables).
+struct tuning {
+  std::size_t eager_max = 0;        ///< from the segment: larger messages go by rendezvous
+  std::size_t max_unexpected = 0;   ///< RMPL_UNEXPECTED_MAX descriptors
+  unsigned spin_polls = 0;          ///< RMPL_SPIN: empty polls before sleeping
+  std::size_t drain_batch = 0;      ///< cells taken from one ring per pass (fairness between sources)
+};
+
+class engine {
+ public:
+  engine();
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  const fabric::shm::domain& fabric() const noexcept { return dom_; }
+  const tuning& tune() const noexcept { return tune_; }
+
+  // ---- operations (the request-free fast paths are used by the blocking calls) ----
+  void send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
+            send_mode mode);
+  status recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag);
+  request* start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
+                      send_mode mode);
+  request* start_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag);
+  bool iprobe(std::uint32_t context, int source, int tag, status* out);
+  status probe(std::uint32_t context, int source, int tag);
+
+  // ---- requests ----
+  request* lookup(request_id id) noexcept { return requests_.lookup(id); }
+  void wait(request* r) {
+    wait_until([r] { return r->done(); });
+  }
+  /// One progress pass, then whether `r` has completed.
+  bool test(request* r) {
+    if (!r->done()) progress();
+    return r->done();
+  }
+  /// Takes a completed request's status and frees it; throws rmpl::error if the operation failed.
+  status finish(request* r);
+  void cancel(request* r);
+  void free_request(request* r) noexcept { requests_.release(r); }
+  /// "recv on rank 1 from any source (tag 3, 100 bytes)": names a request in error messages.
+  std::string describe(const request& r) const;
+
+  void attach_buffer(std::size_t bytes) noexcept { bsend_limit_ = bytes; }
+
+  /// One pass over every incoming ring, outgoing backlog and bounce transfer; true if anything moved.
+  bool progress();
+
+  /// The one waiting mechanism: progress until done() holds, spinning briefly, then sleeping on this
+  /// rank's doorbell. Throws errc::dead_rank when a rank of the job has died.
+  template <class Done>
+  void wait_until(Done&& done) {
+    if (done()) return;
+    unsigned idle = 0;
+    for (;;) {
+      const bool worked = progress();
+      if (done()) return;
+      if (worked) {
+        idle = 0;
+        continue;
+      }
+      if (++idle < tune_.spin_polls) {
+        relax();
+        continue;
+      }
+      const std::uint32_t bell = dom_.prepare_sleep();
+      if (progress() || done()) {
+        dom_.cancel_sleep();
+        idle = 0;
+        if (done()) return;
+        continue;
+      }
+      if (dom_.failed_rank() >= 0) {
+        dom_.cancel_sleep();
+        throw_dead_rank();
+      }
+      dom_.sleep(bell, 100);
+      idle = 0;
+    }
+  }
+
+ private:
+  /// A cell waiting for room in a ring: a user message (req) or a control cell (req == nullptr).
+  struct pending {
+    request* req;
+    kind how;
+    control_body body;
+  };
+  struct out_channel {
+    cell* cells = nullptr;
+    fabric::shm::ring_control* control = nullptr;
+    std::uint64_t tail = 0;   ///< cells published so far
+    std::uint64_t limit = 0;  ///< tail may grow up to this (head last seen + ring size)
+    std::deque<pending> backlog;
+    request* bounce = nullptr;  ///< a send being pushed through the pair's bounce buffers
+    std::uint64_t bounce_chunk = 0;
+  };
+  struct in_channel {
+    cell* cells = nullptr;
+    fabric::shm::ring_control* control = nullptr;
+    std::uint64_t head = 0;  ///< cells consumed so far
+    request* bounce = nullptr;  ///< a receive being filled from the bounce buffers
+    std::uint64_t bounce_chunk = 0;
+    std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers
+  };
+  /// A message as the matcher sees it, whether read from a cell or from an unexpected descriptor.
+  struct incoming {
+    int source;
+    int tag;
+    kind how;
+    std::uint8_t flags;
+    std::size_t size;
+    std::uint64_t cookie;
+    std::uint64_t address;
+    std::uint32_t slot;
+    const unsigned char* data;
+  };
+
+  static void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  [[noreturn]] void throw_dead_rank() const;
+
+  void check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
+                  send_mode mode) const;
+  void check_recv(std::uint32_t context, const void* buf, std::size_t capacity, int source,
+                  int tag) const;
+
+  // sending
+  cell* claim_cell(out_channel& ch) noexcept;
+  void publish(out_channel& ch, int dest, cell* c) noexcept;
+  bool emit(int dest, request* r);
+  void send_control(int dest, kind how, control_body body);
+  bool flush_backlog(int dest);
+  int claim_slot(int dest) noexcept;
+  void complete_send(request* r) noexcept;
+
+  // receiving
+  bool drain(int source);
+  bool handle_cell(int source, cell& c);
+  void handle_control(int source, const cell& c);
+  void handle_stalled_controls(int source);
+  void deliver(request* r, const incoming& m);
+  void start_bounce_recv(int source, request* r);
+  bool progress_bounce_send(int dest);
+  bool progress_bounce_recv(int source);
+  request* control_target(int source, std::uint64_t cookie, const char* what) noexcept;
+  [[noreturn]] void corrupt(int source, const std::string& what) const noexcept;
+
+  fabric::shm::domain dom_;
+  int rank_;
+  int size_;
+  tuning tune_;
+  std::uint64_t ring_mask_;
+  std::vector<out_channel> out_;
+  std::vector<in_channel> in_;
+  request_table requests_;
+  matcher matcher_;
+  std::uint64_t arrivals_ = 0;
+  std::uint64_t posts_ = 0;
+  std::size_t backlogged_ = 0;  ///< channels with a non-empty backlog
+  std::size_t bounces_ = 0;     ///< bounce transfers in progress (either side)
+  int next_source_ = 0;         ///< where the next progress pass starts draining (round robin)
+  std::size_t bsend_limit_ = std::size_t{16} << 20;
+  std::size_t bsend_used_ = 0;
+};
+
+}  // namespace rmpl::core

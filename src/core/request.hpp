@@ -1,0 +1,91 @@
+// A request: the state machine of one send or receive (after MPIN). Requests live in a table owned by
+// the engine; users and peers name them by id (table index + generation), so a stale or forged id is
+// recognised instead of dereferenced.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "rmpl/types.hpp"
+
+namespace rmpl::core {
+
+using request_id = std::uint64_t;
+
+enum class op : std::uint8_t { send, recv };
+
+enum class state : std::uint8_t {
+  free,       ///< in the table's free list
+  queued,     ///< send: waiting for room in the ring to its destination
+  posted,     ///< recv: in the posted queue, unmatched
+  in_flight,  ///< send: published, waiting for ack / fin / cts; recv: matched, data still arriving
+  complete,
+};
+
+struct request {
+  request* next = nullptr;
+  request* prev = nullptr;
+  std::uint32_t index = 0;
+  std::uint32_t generation = 1;
+  op kind = op::send;
+  state st = state::free;
+  send_mode mode = send_mode::standard;
+  bool detached = false;  ///< buffered send: nobody waits; freed when complete
+  std::uint32_t context = 0;
+  int peer = 0;  ///< send: destination; recv: the source asked for (may be any_source)
+  int tag = 0;
+  void* buffer = nullptr;
+  std::size_t bytes = 0;  ///< send: message size; recv: buffer capacity
+  std::uint64_t post_order = 0;
+  status result;
+  std::size_t message_bytes = 0;  ///< recv: the size the sender sent (for truncation reports)
+  std::size_t transferred = 0;    ///< bounce transfers: bytes moved so far
+  std::uint64_t peer_cookie = 0;  ///< recv in a bounce transfer: the sender's request
+  std::unique_ptr<std::byte[]> owned;  ///< buffered send: the copy being sent
+
+  request_id id() const noexcept { return (std::uint64_t{generation} << 32) | (index + 1u); }
+  bool done() const noexcept { return st == state::complete; }
+};
+
+class request_table {
+ public:
+  request* allocate() {
+    request* r;
+    if (!free_.empty()) {
+      r = free_.back();
+      free_.pop_back();
+    } else {
+      r = &slots_.emplace_back();
+      r->index = static_cast<std::uint32_t>(slots_.size() - 1);
+    }
+    const std::uint32_t index = r->index, generation = r->generation;
+    *r = request{};
+    r->index = index;
+    r->generation = generation;
+    return r;
+  }
+  void release(request* r) noexcept {
+    r->owned.reset();
+    r->st = state::free;
+    r->generation = r->generation + 1 == 0 ? 1 : r->generation + 1;
+    free_.push_back(r);
+  }
+  /// The live request with this id, or nullptr.
+  request* lookup(request_id id) noexcept {
+    const std::uint64_t index = (id & 0xffffffffu) - 1;
+    if ((id & 0xffffffffu) == 0 || index >= slots_.size()) return nullptr;
+    request& r = slots_[index];
+    if (r.generation != (id >> 32) || r.st == state::free) return nullptr;
+    return &r;
+  }
+  std::size_t live() const noexcept { return slots_.size() - free_.size(); }
+
+ private:
+  std::deque<request> slots_;
+  std::vector<request*> free_;
+};
+
+}  // namespace rmpl::core

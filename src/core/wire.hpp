@@ -1,0 +1,61 @@
+// What the kernel writes into a ring cell (fabric::shm::cell): the envelope {context, source (the ring
+// it arrived on), tag, size} and a protocol-specific body. Every field is checked by the receiver
+// before use (see engine::validate), since a cell is memory another process wrote.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "fabric/shm/layout.hpp"
+
+namespace rmpl::core {
+
+using fabric::shm::cell;
+
+enum class kind : std::uint8_t {
+  none = 0,
+  inline_data = 1,  ///< the payload is in the cell body (MPIN's control message area)
+  eager = 2,        ///< the payload is in a slot of the receiver's eager pool (ACLMPL async protocol)
+  rts = 3,          ///< request to send: the receiver pulls the payload once matched (rendezvous)
+  ack = 4,          ///< a synchronous send's message has been matched
+  fin = 5,          ///< the receiver has pulled a rendezvous payload: the sender may reuse its buffer
+  cts = 6,          ///< clear to send through the pair's bounce buffers (the fallback copy path)
+  consumed = 7,     ///< a control cell the receiver already handled out of order (flow control)
+};
+
+enum flag : std::uint8_t {
+  sync = 1,  ///< the sender waits for an ack once the message is matched
+};
+
+inline constexpr std::uint32_t inline_capacity = sizeof(cell::body);
+inline constexpr std::uint32_t inline_sync_capacity = inline_capacity - 8;  // the cookie takes 8
+inline constexpr std::size_t cookie_offset = inline_sync_capacity;
+
+/// Bodies (at offset 0 of cell::body).
+struct eager_body {
+  std::uint32_t slot;
+  std::uint32_t reserved;
+  std::uint64_t cookie;  // the sender's request, for sync
+};
+struct rts_body {
+  std::uint64_t size;
+  std::uint64_t cookie;   // the sender's request
+  std::uint64_t address;  // the payload in the sender's memory
+};
+struct control_body {
+  std::uint64_t cookie;        // the request the control cell is about (at its destination)
+  std::uint64_t peer_cookie;   // cts: the receiver's request
+};
+
+template <class T>
+T read_body(const cell& c) noexcept {
+  T t;
+  std::memcpy(&t, c.body, sizeof(T));
+  return t;
+}
+template <class T>
+void write_body(cell& c, const T& t) noexcept {
+  std::memcpy(c.body, &t, sizeof(T));
+}
+
+}  // namespace rmpl::core

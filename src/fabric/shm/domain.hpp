@@ -1,0 +1,129 @@
+// The one-sided layer on one host: this rank's view of the job segment. Everything above (core) reaches
+// peers only through it: areas in the symmetric segment where bytes are put, words that are
+// fetch-added or compare-exchanged, single-copy reads of a peer's private memory, and the doorbells
+// on which every wait of the library sleeps.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fabric/shm/layout.hpp"
+#include "fabric/shm/segment.hpp"
+
+namespace rmpl::fabric::shm {
+
+class domain {
+ public:
+  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or creates a job of one rank when they
+  /// are absent (a program started without rmplrun). Waits until every rank has joined and agrees on
+  /// single copy. Throws rmpl::error.
+  domain();
+  ~domain();
+  domain(const domain&) = delete;
+  domain& operator=(const domain&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  const params& p() const noexcept { return p_; }
+
+  // ---- areas (symmetric: computed from ranks alone) ----
+  rank_info& info(int r) const noexcept { return infos_[r]; }
+  ring_control& ring(int dst, int src) const noexcept {
+    return *reinterpret_cast<ring_control*>(rings_ + (std::size_t(dst) * size_ + src) * ring_bytes_);
+  }
+  cell* ring_cells(int dst, int src) const noexcept {
+    return reinterpret_cast<cell*>(reinterpret_cast<std::byte*>(&ring(dst, src)) + sizeof(ring_control));
+  }
+  pool_control& pool(int dst) const noexcept {
+    return *reinterpret_cast<pool_control*>(pools_ + std::size_t(dst) * pool_bytes_);
+  }
+  chunk_state* slot_states(int dst) const noexcept {
+    return reinterpret_cast<chunk_state*>(reinterpret_cast<std::byte*>(&pool(dst)) + sizeof(pool_control));
+  }
+  std::byte* slot(int dst, std::uint32_t i) const noexcept {
+    return reinterpret_cast<std::byte*>(slot_states(dst) + p_.eager_slots) +
+           std::size_t(i) * p_.eager_slot_bytes;
+  }
+  chunk_state* bounce_states(int dst, int src) const noexcept {
+    return reinterpret_cast<chunk_state*>(bounces_ + (std::size_t(dst) * size_ + src) * bounce_bytes_);
+  }
+  std::byte* bounce_chunk(int dst, int src, std::uint32_t i) const noexcept {
+    return reinterpret_cast<std::byte*>(bounce_states(dst, src) + p_.bounce_chunks) +
+           std::size_t(i) * p_.bounce_chunk_bytes;
+  }
+
+  // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed ----
+  /// Wakes `peer` if it sleeps. Call after publishing anything `peer` may wait for.
+  void notify(int peer) const noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
+    doorbell& b = infos_[peer].bell;
+    if (b.sleeping.load(std::memory_order_relaxed) != 0) wake(b);
+  }
+  /// First half of going to sleep: announces it and returns the bell's value. The caller must then
+  /// look for work once more (anything published before this point is visible) and either
+  /// sleep(value) or cancel_sleep().
+  std::uint32_t prepare_sleep() const noexcept {
+    doorbell& b = infos_[rank_].bell;
+    std::uint32_t value = b.ring.load(std::memory_order_acquire);
+    b.sleeping.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return value;
+  }
+  /// Sleeps until the bell rings (or `timeout_ms` passes), then clears the sleeping flag.
+  void sleep(std::uint32_t value, int timeout_ms) const noexcept;
+  void cancel_sleep() const noexcept {
+    infos_[rank_].bell.sleeping.store(0, std::memory_order_relaxed);
+  }
+
+  // ---- liveness ----
+  /// The first rank the launcher saw die, or -1.
+  int failed_rank() const noexcept {
+    return head_->failed_rank.load(std::memory_order_acquire);
+  }
+  /// "rank 3 was killed by signal 9 (Killed)" or "rank 2 exited with status 1".
+  std::string describe_death(int r) const;
+
+  // ---- job-wide barrier (used at start-up and finalize; the caller keeps progressing) ----
+  std::uint32_t barrier_arrive() noexcept;
+  bool barrier_done(std::uint32_t generation) const noexcept {
+    return head_->barrier_generation.load(std::memory_order_acquire) != generation;
+  }
+
+  // ---- single copy of a peer's private memory ----
+  bool single_copy() const noexcept { return single_copy_error_ == 0; }
+  std::string single_copy_reason() const;
+  /// Copies `bytes` at `remote` in `peer`'s memory into `local`; returns 0 or an errno.
+  int read_peer(int peer, const void* remote, void* local, std::size_t bytes) const noexcept;
+
+  bool oversubscribed() const noexcept { return oversubscribed_; }
+  int cores() const noexcept { return cores_; }
+
+ private:
+  static void wake(doorbell& b) noexcept;
+  void startup_barrier();
+  void probe_single_copy();
+
+  std::unique_ptr<mapping> map_;
+  header* head_ = nullptr;
+  params p_{};
+  int rank_ = 0;
+  int size_ = 1;
+  rank_info* infos_ = nullptr;
+  std::byte* rings_ = nullptr;
+  std::byte* pools_ = nullptr;
+  std::byte* bounces_ = nullptr;
+  std::size_t ring_bytes_ = 0, pool_bytes_ = 0, bounce_bytes_ = 0;
+  int single_copy_error_ = 0;  // 0 on, errno of the probe, -1 turned off, -2 a peer failed
+  bool oversubscribed_ = false;
+  int cores_ = 1;
+  std::vector<pid_t> pids_;
+  std::uint64_t probe_value_ = 0;  // private memory a peer reads to prove single copy works
+};
+
+}  // namespace rmpl::fabric::shm

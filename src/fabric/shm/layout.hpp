@@ -1,0 +1,101 @@
+// The job segment's layout: one shared mapping, the same in every rank, in which every rank finds every
+// other rank's areas at offsets computed from ranks alone (a symmetric layout, as SHMEM's). Ownership of
+// each word (who writes it) is noted beside it; everything a peer writes is read with acquire and is
+// checked before use by whoever reads it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace rmpl::fabric::shm {
+
+inline constexpr std::size_t cache_line = 64;
+inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
+inline constexpr std::uint32_t segment_version = 1;
+
+/// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
+struct params {
+  std::uint32_t nranks = 1;
+  std::uint32_t ring_cells = 128;          ///< cells per directed pair ring (power of two)
+  std::uint32_t eager_slots = 64;          ///< eager slots per receiver
+  std::uint32_t eager_slot_bytes = 16384;  ///< bytes per eager slot: the eager/rendezvous threshold
+  std::uint32_t bounce_chunks = 4;         ///< pipelined-copy chunks per directed pair (fallback path)
+  std::uint32_t bounce_chunk_bytes = 65536;
+};
+
+/// A futex word a rank sleeps on, and the flag that tells producers to wake it.
+struct alignas(cache_line) doorbell {
+  std::atomic<std::uint32_t> sleeping{0};  // owner writes; producers read
+  std::atomic<std::uint32_t> ring{0};      // producers increment and wake; owner waits on it
+};
+
+enum class rank_state : std::uint32_t { absent = 0, alive = 1, finalized = 2, dead = 3 };
+
+/// One per rank. Written by its owner at start-up (and state by the launcher when the rank dies).
+struct alignas(cache_line) rank_info {
+  std::atomic<std::int32_t> pid{0};
+  std::atomic<rank_state> state{rank_state::absent};
+  std::atomic<std::int32_t> single_copy{-1};  // this rank's probe of a peer: 1 ok, 0 refused
+  std::atomic<std::int32_t> exit_status{0};   // set by the launcher with state = dead (wait status)
+  std::atomic<std::uint64_t> probe_address{0};  // address of probe_value in the owner's memory
+  std::uint64_t probe_value = 0;
+  doorbell bell;
+};
+
+/// Job-wide words.
+struct alignas(cache_line) header {
+  std::uint64_t magic;
+  std::uint32_t version;
+  std::uint32_t reserved;
+  params p;
+  std::uint64_t total_bytes;
+  std::uint64_t rank_info_offset;
+  std::uint64_t ring_offset, ring_bytes;      // ring(dst, src) = ring_offset + (dst*n + src)*ring_bytes
+  std::uint64_t pool_offset, pool_bytes;      // pool(dst) = pool_offset + dst*pool_bytes
+  std::uint64_t bounce_offset, bounce_bytes;  // bounce(dst, src) likewise
+  alignas(cache_line) std::atomic<std::uint32_t> barrier_arrived{0};  // every rank fetch_adds
+  std::atomic<std::uint32_t> barrier_generation{0};                   // the last to arrive bumps it
+  alignas(cache_line) std::atomic<std::int32_t> failed_rank{-1};      // launcher: first dead rank
+};
+
+/// One 64-byte message cell of a directed pair ring. The sender fills everything but `seq`, then
+/// stores `seq` with release (MPICH-T3D's lesson: the flag is written last); the receiver loads `seq`
+/// with acquire and only then reads the rest.
+struct alignas(cache_line) cell {
+  std::atomic<std::uint32_t> seq;  // (position + 1) truncated: valid only for the expected lap
+  std::uint8_t kind;
+  std::uint8_t flags;
+  std::uint16_t context;
+  std::int32_t tag;
+  std::uint32_t size;
+  unsigned char body[48];
+};
+static_assert(sizeof(cell) == cache_line);
+
+/// A directed pair ring (src -> dst), stored with the receiver's areas.
+struct alignas(cache_line) ring_control {
+  std::atomic<std::uint64_t> head{0};            // receiver: cells consumed so far
+  std::atomic<std::uint32_t> sender_waiting{0};  // sender: set when it found the ring full
+};
+
+/// The receiver's eager pool control: senders take tickets with fetch_add (ACLMPL's
+/// fetch-and-increment allocation) and claim the ticket's slot, or the next free one, by CAS.
+struct alignas(cache_line) pool_control {
+  std::atomic<std::uint64_t> ticket{0};
+};
+
+/// A bounce chunk's state word: 0 free (the sender may fill it), otherwise 1 + bytes in it.
+struct alignas(cache_line) chunk_state {
+  std::atomic<std::uint32_t> filled{0};
+};
+
+/// Byte offsets of every area for a job of p.nranks ranks.
+struct layout {
+  explicit layout(const params& p);
+  params p;
+  std::uint64_t rank_info_offset, ring_offset, ring_bytes, pool_offset, pool_bytes, bounce_offset,
+      bounce_bytes, total_bytes;
+};
+
+}  // namespace rmpl::fabric::shm

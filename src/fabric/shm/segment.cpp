@@ -1,0 +1,145 @@
+#include "fabric/shm/segment.hpp"
+
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "base/config.hpp"
+#include "base/error.hpp"
+
+namespace rmpl::fabric::shm {
+namespace {
+
+constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t to) { return (n + to - 1) / to * to; }
+constexpr std::uint64_t page = 4096;
+
+bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
+layout::layout(const params& prm) : p(prm) {
+  const std::uint64_t n = p.nranks;
+  rank_info_offset = round_up(sizeof(header), page);
+  ring_offset = round_up(rank_info_offset + n * sizeof(rank_info), page);
+  ring_bytes = sizeof(ring_control) + std::uint64_t{p.ring_cells} * sizeof(cell);
+  pool_offset = round_up(ring_offset + n * n * ring_bytes, page);
+  pool_bytes = round_up(sizeof(pool_control) + p.eager_slots * sizeof(chunk_state) +
+                            std::uint64_t{p.eager_slots} * p.eager_slot_bytes,
+                        page);
+  bounce_offset = round_up(pool_offset + n * pool_bytes, page);
+  bounce_bytes = round_up(p.bounce_chunks * sizeof(chunk_state) +
+                              std::uint64_t{p.bounce_chunks} * p.bounce_chunk_bytes,
+                          page);
+  total_bytes = bounce_offset + n * n * bounce_bytes;
+}
+
+params params_from_env(int nranks) {
+  if (nranks < 1 || nranks > 4096) {
+    base::fail(errc::invalid_argument, "a job needs 1 to 4096 ranks, not {}", nranks);
+  }
+  params p;
+  p.nranks = static_cast<std::uint32_t>(nranks);
+  p.ring_cells = static_cast<std::uint32_t>(base::env_size("RMPL_RING_CELLS", 128, 4, 1u << 16));
+  if (!is_power_of_two(p.ring_cells)) {
+    base::fail(errc::invalid_argument, "RMPL_RING_CELLS={} must be a power of two", p.ring_cells);
+  }
+  p.eager_slots = static_cast<std::uint32_t>(base::env_size("RMPL_EAGER_SLOTS", 64, 1, 1u << 16));
+  p.eager_slot_bytes =
+      static_cast<std::uint32_t>(round_up(base::env_size("RMPL_EAGER_MAX", 16384, 64, 1u << 24), 64));
+  p.bounce_chunks = static_cast<std::uint32_t>(base::env_size("RMPL_BOUNCE_CHUNKS", 4, 2, 64));
+  p.bounce_chunk_bytes =
+      static_cast<std::uint32_t>(round_up(base::env_size("RMPL_BOUNCE_CHUNK", 65536, 4096, 1u << 24), 64));
+  return p;
+}
+
+int create_job_segment(int nranks) {
+  const layout l(params_from_env(nranks));
+  int fd = static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", 0u));  // inherited by exec
+  if (fd < 0) base::fail_errno("memfd_create", errno);
+  if (::ftruncate(fd, static_cast<off_t>(l.total_bytes)) != 0) {
+    int err = errno;
+    ::close(fd);
+    base::fail(errc::system, "cannot size the job segment to {} bytes for {} ranks: {}",
+               l.total_bytes, nranks, std::strerror(err));
+  }
+  void* mem = ::mmap(nullptr, sizeof(header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mem == MAP_FAILED) {
+    int err = errno;
+    ::close(fd);
+    base::fail_errno("mmap of the job segment", err);
+  }
+  auto* h = new (mem) header{};
+  h->magic = segment_magic;
+  h->version = segment_version;
+  h->p = l.p;
+  h->total_bytes = l.total_bytes;
+  h->rank_info_offset = l.rank_info_offset;
+  h->ring_offset = l.ring_offset;
+  h->ring_bytes = l.ring_bytes;
+  h->pool_offset = l.pool_offset;
+  h->pool_bytes = l.pool_bytes;
+  h->bounce_offset = l.bounce_offset;
+  h->bounce_bytes = l.bounce_bytes;
+  ::munmap(mem, sizeof(header));
+  return fd;
+}
+
+void mark_rank_dead(int fd, int rank, int wait_status) noexcept {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < sizeof(header)) return;
+  void* mem = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED,
+                     fd, 0);
+  if (mem == MAP_FAILED) return;
+  auto* h = static_cast<header*>(mem);
+  const layout l(h->p);
+  if (h->magic == segment_magic && rank >= 0 && static_cast<std::uint32_t>(rank) < h->p.nranks &&
+      l.total_bytes <= static_cast<std::uint64_t>(st.st_size)) {
+    auto* infos = reinterpret_cast<rank_info*>(static_cast<std::byte*>(mem) + l.rank_info_offset);
+    infos[rank].exit_status.store(wait_status, std::memory_order_relaxed);
+    infos[rank].state.store(rank_state::dead, std::memory_order_release);
+    std::int32_t none = -1;
+    h->failed_rank.compare_exchange_strong(none, rank, std::memory_order_acq_rel);
+    for (std::uint32_t r = 0; r < h->p.nranks; ++r) {
+      infos[r].bell.ring.fetch_add(1, std::memory_order_release);
+      ::syscall(SYS_futex, &infos[r].bell.ring, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    }
+  }
+  ::munmap(mem, static_cast<std::size_t>(st.st_size));
+}
+
+mapping::mapping(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) base::fail_errno("fstat of the job segment (RMPL_SHM_FD)", errno);
+  bytes_ = static_cast<std::size_t>(st.st_size);
+  if (bytes_ < sizeof(header)) {
+    base::fail(errc::invalid_argument, "descriptor {} is not an rmpl job segment ({} bytes)", fd,
+               bytes_);
+  }
+  void* mem = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mem == MAP_FAILED) base::fail_errno("mmap of the job segment", errno);
+  base_ = static_cast<std::byte*>(mem);
+  const header& h = head();
+  if (h.magic != segment_magic || h.version != segment_version) {
+    ::munmap(mem, bytes_);
+    base::fail(errc::invalid_argument, "descriptor {} is not an rmpl job segment of version {}", fd,
+               segment_version);
+  }
+  const layout l(h.p);  // recomputed, never trusted from the header
+  if (l.total_bytes != h.total_bytes || l.total_bytes > bytes_ || l.ring_offset != h.ring_offset ||
+      l.pool_offset != h.pool_offset || l.bounce_offset != h.bounce_offset) {
+    ::munmap(mem, bytes_);
+    base::fail(errc::internal, "the job segment's header disagrees with its size ({} bytes)", bytes_);
+  }
+}
+
+mapping::~mapping() {
+  if (base_) ::munmap(base_, bytes_);
+}
+
+}  // namespace rmpl::fabric::shm

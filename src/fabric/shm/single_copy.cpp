@@ -1,0 +1,48 @@
+#include "fabric/shm/single_copy.hpp"
+
+#include <sys/prctl.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace rmpl::fabric::shm {
+
+int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept {
+  auto* dst = static_cast<char*>(local);
+  auto src = reinterpret_cast<std::uintptr_t>(remote);
+  while (bytes > 0) {
+    // The kernel copies at most MAX_RW_COUNT (about 2 GiB) per call and may stop early.
+    const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+    iovec l{dst, chunk};
+    iovec r{reinterpret_cast<void*>(src), chunk};
+    ssize_t done = ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (done == 0) return EFAULT;
+    dst += done;
+    src += static_cast<std::uintptr_t>(done);
+    bytes -= static_cast<std::size_t>(done);
+  }
+  return 0;
+}
+
+void allow_peer_reads() noexcept {
+#ifdef PR_SET_PTRACER
+  ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+}
+
+std::string single_copy_reason(int err) {
+  if (err == 0) return "process_vm_readv works between the ranks";
+  if (err == -1) return "turned off by RMPL_SINGLE_COPY=0";
+  if (err == -2) return "a peer rank could not use it";
+  return std::string("process_vm_readv refused: ") + std::strerror(err) +
+         (err == EPERM ? " (ptrace restrictions, e.g. a container or Yama ptrace_scope)" : "");
+}
+
+}  // namespace rmpl::fabric::shm

@@ -1,0 +1,22 @@
+// Single copy between processes with Linux cross-memory attach (process_vm_readv): the modern form of
+// the seeds' put straight into the receiver's buffer. The kernel may refuse it (containers, Yama,
+// another user); rmpl then uses the pipelined copy through shared bounce buffers instead.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+
+namespace rmpl::fabric::shm {
+
+/// Copies `bytes` from `remote` in process `pid` into `local`. Returns 0 or the errno that stopped it.
+int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept;
+
+/// Lets any process of ours read this one's memory even under Yama's ptrace_scope=1.
+void allow_peer_reads() noexcept;
+
+/// Text for why single copy is off, given the probe's errno (0: it is on).
+std::string single_copy_reason(int err);
+
+}  // namespace rmpl::fabric::shm
