@@ -5,6 +5,8 @@
 // on this rank's doorbell.
 #pragma once
 
+#include <sched.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -24,6 +26,7 @@ struct tuning {
   std::size_t eager_max = 0;        ///< from the segment: larger messages go by rendezvous
   std::size_t max_unexpected = 0;   ///< RMPL_UNEXPECTED_MAX descriptors
   unsigned spin_polls = 0;          ///< RMPL_SPIN: empty polls before sleeping
+  bool yield_when_idle = false;     ///< RMPL_YIELD: give the core away between empty polls
   std::size_t drain_batch = 0;      ///< cells taken from one ring per pass (fairness between sources)
 };
 
@@ -85,7 +88,7 @@ class engine {
         continue;
       }
       if (++idle < tune_.spin_polls) {
-        relax();
+        relax(tune_.yield_when_idle);
         continue;
       }
       const std::uint32_t bell = dom_.prepare_sleep();
@@ -141,7 +144,11 @@ class engine {
     const unsigned char* data;
   };
 
-  static void relax() noexcept {
+  static void relax(bool yield) noexcept {
+    if (yield) {
+      sched_yield();
+      return;
+    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif

@@ -1,0 +1,397 @@
+#include "job.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+#include "affinity.hpp"
+#include "fabric/shm/segment.hpp"
+#include "output.hpp"
+#include "util.hpp"
+
+namespace rmplrun {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+constexpr auto grace = std::chrono::seconds(1);  // between the polite signal and SIGKILL
+// How long output is still relayed after the last rank has been reaped and the group swept: only a
+// process that left the job's group (setsid) can hold a pipe open that long.
+constexpr auto drain_time = std::chrono::seconds(1);
+constexpr int exit_timeout = 124;  // as timeout(1)
+
+bool failed(int wait_status) {
+  return !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0;
+}
+
+int exit_status_of(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
+
+std::string describe(int rank, pid_t pid, int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int sig = WTERMSIG(wait_status);
+    return fmt::format("rank {} (pid {}) was killed by signal {} ({})", rank, pid, sig,
+                       ::strsignal(sig));
+  }
+  return fmt::format("rank {} (pid {}) exited with status {}", rank, pid, WEXITSTATUS(wait_status));
+}
+
+/// rmplrun's own process state that the job changes, for the ranks to get back before exec.
+struct inherited {
+  sigset_t mask{};
+  struct sigaction sigpipe {};
+  rlimit nofile{};
+};
+
+class job {
+ public:
+  job(const options& opt, const std::string& program, int segment_fd, int signal_fd,
+      const inherited& inh);
+  ~job();
+  job(const job&) = delete;
+  job& operator=(const job&) = delete;
+
+  int run();
+
+ private:
+  void start_leader();
+  void start_rank(int rank);
+  [[noreturn]] void exec_rank(int rank, tagged_output::rank_pipes pipes);
+  void read_signals();
+  void reap();
+  void on_signal(int sig);
+  void begin_end(int sig, int status);
+  void signal_all(int sig);
+  void sweep();
+
+  const options& opt_;
+  const std::string& program_;
+  const int segment_fd_;
+  const int signal_fd_;
+  const inherited& inherited_;
+  const pid_t parent_ = ::getpid();
+  std::vector<char*> argv_;
+  std::vector<int> cpus_;  // cpus_[rank], or empty: no binding
+  int devnull_ = -1;
+  bool stdin_to_rank0_ = false;
+  std::unique_ptr<tagged_output> output_;  // with --tag-output
+
+  // The job's processes are one process group, so that a signal reaches whatever the ranks started
+  // too. Its leader is a stand-in process of ours rather than a rank: it lives until the very end,
+  // so the group's id stays reserved (never reused) for as long as rmplrun signals it.
+  pid_t leader_ = -1;
+  bool leader_reaped_ = false;
+  std::vector<pid_t> pids_;  // by rank; 0 once reaped
+  std::unordered_map<pid_t, int> ranks_by_pid_;
+  int alive_ = 0;  // ranks not yet reaped
+
+  std::optional<clock::time_point> deadline_;  // --timeout
+  bool ending_ = false;                        // the ranks have been told to stop
+  bool killed_ = false;                        // ... and sent SIGKILL
+  clock::time_point kill_at_{};
+  bool swept_ = false;  // every rank reaped and the group killed: only output may remain
+  clock::time_point drain_until_{};
+  int status_ = 0;
+};
+
+job::job(const options& opt, const std::string& program, int segment_fd, int signal_fd,
+         const inherited& inh)
+    : opt_(opt),
+      program_(program),
+      segment_fd_(segment_fd),
+      signal_fd_(signal_fd),
+      inherited_(inh) {
+  for (const std::string& arg : opt_.command) argv_.push_back(const_cast<char*>(arg.c_str()));
+  argv_.push_back(nullptr);
+  if (opt_.bind) {
+    cpus_ = allowed_cpus();
+    if (cpus_.size() < static_cast<std::size_t>(opt_.nranks)) cpus_.clear();  // oversubscribed
+  }
+  // Ranks never read a terminal: they are not in its foreground process group, so a read would stop
+  // them (SIGTTIN) and hang the job. Rank 0 gets a file or pipe given as standard input.
+  devnull_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  stdin_to_rank0_ = !::isatty(0);
+  if (opt_.tag_output) output_ = std::make_unique<tagged_output>();
+  pids_.assign(static_cast<std::size_t>(opt_.nranks), 0);
+  if (opt_.timeout) {
+    deadline_ = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                   std::chrono::duration<double>(*opt_.timeout));
+  }
+}
+
+job::~job() {
+  if (devnull_ >= 0) ::close(devnull_);
+}
+
+int job::run() {
+  // What every rank shares goes into our own environment, which they inherit; RMPL_RANK is set in
+  // each child. -x comes first so that it cannot override the launcher's variables.
+  for (const auto& [name, value] : opt_.exports) {
+    if (value) ::setenv(name.c_str(), value->c_str(), 1);  // -x VAR alone: inherited anyway
+  }
+  ::setenv("RMPL_SIZE", std::to_string(opt_.nranks).c_str(), 1);
+  ::setenv("RMPL_SHM_FD", std::to_string(segment_fd_).c_str(), 1);
+  ::setenv("RMPL_LAUNCHER", "rmplrun", 1);
+
+  try {
+    start_leader();
+  } catch (const std::system_error& e) {
+    say("cannot start the job: {}", e.what());
+    return 1;
+  }
+  for (int rank = 0; rank < opt_.nranks; ++rank) {
+    try {
+      start_rank(rank);
+    } catch (const std::system_error& e) {
+      say("cannot start rank {}: {}", rank, e.what());
+      begin_end(SIGKILL, 1);
+      break;
+    }
+  }
+
+  std::vector<pollfd> fds;
+  for (;;) {
+    if (alive_ == 0 && !swept_) sweep();
+    if (swept_ && (!output_ || output_->done())) break;
+    const auto now = clock::now();
+    if (swept_ && now >= drain_until_) {
+      output_->close_all();
+      break;
+    }
+    if (!ending_ && !swept_ && deadline_ && now >= *deadline_) {
+      say("timeout after {} s; ending the job", opt_.timeout_text);
+      begin_end(SIGTERM, exit_timeout);
+    }
+    if (ending_ && !killed_ && now >= kill_at_) {
+      signal_all(SIGKILL);
+      killed_ = true;
+    }
+
+    std::optional<clock::time_point> wake;
+    auto wake_by = [&](clock::time_point t) { wake = wake ? std::min(*wake, t) : t; };
+    if (!ending_ && !swept_ && deadline_) wake_by(*deadline_);
+    if (ending_ && !killed_) wake_by(kill_at_);
+    if (swept_) wake_by(drain_until_);
+    int timeout_ms = -1;
+    if (wake) {
+      auto ms = std::chrono::ceil<std::chrono::milliseconds>(*wake - now).count();
+      timeout_ms = static_cast<int>(std::clamp<decltype(ms)>(ms, 0, 60'000));
+    }
+
+    fds.clear();
+    fds.push_back({signal_fd_, POLLIN, 0});
+    if (output_) output_->add_to_poll(fds);
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
+      if (errno == EINTR) continue;
+      say("poll failed: {}", std::strerror(errno));
+      if (!ending_) begin_end(SIGKILL, 1);
+      ::usleep(10'000);  // and carry on reaping: rmplrun never leaves before its ranks
+      fds.resize(1);
+      fds[0].revents = POLLIN;
+    }
+    if (fds[0].revents != 0) read_signals();
+    if (output_) output_->service(std::span(fds).subspan(1));
+  }
+  // Reaped last: until now the zombie leader has kept the group's id from being reused.
+  if (!leader_reaped_) ::waitpid(leader_, nullptr, 0);
+  return status_;
+}
+
+void job::start_leader() {
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    // It must hold no descriptor: no pipe of --tag-output, not even rmplrun's stdout (whoever reads
+    // that waits for every writer to close it).
+    ::close_range(0, ~0U, 0);
+    // Every signal blocked: a forwarded SIGTERM or SIGINT does not end it, only SIGKILL does.
+    sigset_t all;
+    ::sigfillset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    // If rmplrun dies, even by SIGKILL, the leader ends the whole group: the ranks die of their own
+    // PDEATHSIG, but not what they started.
+    ::prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    sigset_t usr1;
+    ::sigemptyset(&usr1);
+    ::sigaddset(&usr1, SIGUSR1);
+    for (;;) {
+      if (::getppid() != parent_) ::kill(0, SIGKILL);
+      ::sigwaitinfo(&usr1, nullptr);
+    }
+  }
+  ::setpgid(pid, pid);  // in both processes, so the group exists whichever runs first
+  leader_ = pid;
+}
+
+void job::start_rank(int rank) {
+  tagged_output::rank_pipes pipes;
+  if (output_) pipes = output_->open(rank);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    tagged_output::close_write_ends(pipes);
+    throw std::system_error(err, std::generic_category(), "fork");
+  }
+  if (pid == 0) exec_rank(rank, pipes);
+  // Joined here too, so that the rank is in the group before rmplrun signals it. It fails
+  // harmlessly (EACCES) if the child has already exec'd, which it does only after joining itself.
+  ::setpgid(pid, leader_);
+  tagged_output::close_write_ends(pipes);
+  pids_[static_cast<std::size_t>(rank)] = pid;
+  ranks_by_pid_[pid] = rank;
+  ++alive_;
+}
+
+void job::exec_rank(int rank, tagged_output::rank_pipes pipes) {
+  // In the child: a copy of single-threaded rmplrun, so ordinary library calls are safe here.
+  ::setpgid(0, leader_);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent_) ::_exit(127);  // rmplrun died before PDEATHSIG was armed
+  if (rank != 0 || !stdin_to_rank0_) ::dup2(devnull_, 0);
+  if (pipes.out >= 0) {
+    ::dup2(pipes.out, 1);
+    ::dup2(pipes.err, 2);
+  }
+  if (!cpus_.empty()) {
+    const int cpu = cpus_[static_cast<std::size_t>(rank)];
+    if (int err = bind_to_cpu(cpu); err != 0) {
+      say("rank {}: cannot bind to CPU {}: {}", rank, cpu, std::strerror(err));
+    }
+  }
+  ::setenv("RMPL_RANK", std::to_string(rank).c_str(), 1);
+  ::sigaction(SIGPIPE, &inherited_.sigpipe, nullptr);
+  ::setrlimit(RLIMIT_NOFILE, &inherited_.nofile);
+  ::sigprocmask(SIG_SETMASK, &inherited_.mask, nullptr);
+  ::execv(program_.c_str(), argv_.data());
+  say("rank {}: cannot execute '{}': {}", rank, program_, std::strerror(errno));
+  ::_exit(127);
+}
+
+void job::read_signals() {
+  signalfd_siginfo info;
+  while (::read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    if (info.ssi_signo != SIGCHLD) on_signal(static_cast<int>(info.ssi_signo));
+  }
+  reap();  // SIGCHLDs merge: whatever woke us, collect every child that is done
+}
+
+void job::reap() {
+  std::optional<int> failure;  // the exit status of the first rank found failed
+  int wait_status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &wait_status, WNOHANG)) > 0) {
+    if (pid == leader_) {
+      leader_reaped_ = true;  // from now on the group's id could be reused: no more signals to it
+      continue;
+    }
+    auto it = ranks_by_pid_.find(pid);
+    if (it == ranks_by_pid_.end()) continue;
+    const int rank = it->second;
+    ranks_by_pid_.erase(it);
+    pids_[static_cast<std::size_t>(rank)] = 0;
+    --alive_;
+    // Once the job is ending, deaths are the ones rmplrun caused, not failures to report.
+    if (!failed(wait_status) || ending_) continue;
+    // Marked dead first, so that peers blocked on this rank report an error instead of hanging
+    // until they are killed.
+    rmpl::fabric::shm::mark_rank_dead(segment_fd_, rank, wait_status);
+    say("{}", describe(rank, pid, wait_status));
+    if (!failure) failure = exit_status_of(wait_status);
+  }
+  if (failure) begin_end(SIGTERM, *failure);
+}
+
+void job::on_signal(int sig) {
+  if (swept_) {  // the ranks are all gone: stop waiting for stray output
+    drain_until_ = clock::now();
+  } else if (!ending_) {
+    say("got signal {} ({}); ending the job", sig, ::strsignal(sig));
+    begin_end(sig, 128 + sig);  // forwarded as is: the ranks may treat SIGINT and SIGTERM apart
+  } else if (!killed_) {        // asked again while ending: no more grace
+    signal_all(SIGKILL);
+    killed_ = true;
+  }
+}
+
+void job::begin_end(int sig, int status) {
+  ending_ = true;
+  status_ = status;
+  signal_all(sig);
+  killed_ = sig == SIGKILL;
+  kill_at_ = clock::now() + grace;
+}
+
+void job::signal_all(int sig) {
+  if (!leader_reaped_) ::kill(-leader_, sig);
+  // A rank that left the group (setsid, setpgid) is signalled by pid, which is its own until
+  // reaped.
+  for (pid_t pid : pids_) {
+    if (pid != 0 && (leader_reaped_ || ::getpgid(pid) != leader_)) ::kill(pid, sig);
+  }
+}
+
+void job::sweep() {
+  // Whatever the ranks started and left behind in the group goes with them (the leader too).
+  if (!leader_reaped_) ::kill(-leader_, SIGKILL);
+  swept_ = true;
+  drain_until_ = clock::now() + drain_time;
+}
+
+}  // namespace
+
+int run_job(const options& opt, const std::string& program) {
+  inherited inh;
+  // Signals are taken synchronously from a signalfd in the event loop. They are blocked from here
+  // on so that none is lost between the first fork and the loop.
+  sigset_t handled;
+  ::sigemptyset(&handled);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&handled, sig);
+  ::sigprocmask(SIG_BLOCK, &handled, &inh.mask);
+  const int signal_fd = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd < 0) {
+    say("signalfd failed: {}", std::strerror(errno));
+    return 1;
+  }
+  // A closed stdout must not kill rmplrun (leaving the job unreported): writes fail with EPIPE.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &inh.sigpipe);
+  ::getrlimit(RLIMIT_NOFILE, &inh.nofile);
+  if (opt.tag_output) {
+    // Two pipes per rank: up to 8192 descriptors. The ranks get the original limit back.
+    rlimit raised = inh.nofile;
+    raised.rlim_cur = raised.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &raised);
+  }
+
+  int segment_fd = -1;
+  try {
+    segment_fd = rmpl::fabric::shm::create_job_segment(opt.nranks);
+  } catch (const std::exception& e) {
+    say("{}", e.what());
+    return 1;
+  }
+  job j(opt, program, segment_fd, signal_fd, inh);
+  return j.run();
+}
+
+}  // namespace rmplrun

@@ -1,0 +1,30 @@
+// Small helpers shared by rmplrun's parts.
+#pragma once
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string_view>
+
+namespace rmplrun {
+
+/// Writes all of `text` to `fd` (retrying short writes and EINTR); false if the fd cannot be
+/// written.
+inline bool write_all(int fd, std::string_view text) noexcept {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+/// Prints "rmplrun: <message>" on stderr in one write, so it cannot be split by the ranks' output.
+template <class... Args>
+void say(fmt::format_string<Args...> format, Args&&... args) {
+  write_all(2, "rmplrun: " + fmt::format(format, std::forward<Args>(args)...) + "\n");
+}
+
+}  // namespace rmplrun
