@@ -30,6 +30,7 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   tune_.spin_polls = static_cast<unsigned>(
       base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 1 : 20000, 0, 1u << 30));
   tune_.yield_when_idle = base::env_size("RMPL_YIELD", dom_.oversubscribed() ? 1 : 0, 0, 1) != 0;
+  tune_.fast_polls = dom_.oversubscribed() ? 0 : 2000;
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
   ring_mask_ = dom_.p().ring_cells - 1;
@@ -360,7 +361,41 @@ request* engine::start_recv(std::uint32_t context, void* buf, std::size_t capaci
   return r;
 }
 
+bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source,
+                           int tag, status& out) {
+  // A blocking receive from one source, with nothing posted and nothing held from that source, must
+  // take the next message in that source's ring if it matches. When that message is an inline cell
+  // it is copied straight into the user's buffer: no request, no queue. Anything else, or no message
+  // within a short spin, goes the general way (which also keeps every other ring progressing).
+  if (source < 0 || source >= size_ || context > 0xffff || (tag != any_tag && (tag < 0 || tag > tag_ub)) ||
+      (buf == nullptr && capacity > 0) || backlogged_ > 0 || bounces_ > 0) {
+    return false;
+  }
+  const context_queues& q = matcher_.queues(context);
+  if (!q.nothing_posted() || !q.nothing_from(source)) return false;
+  in_channel& ch = in_[source];
+  const std::uint32_t expected = static_cast<std::uint32_t>(ch.head + 1);
+  cell& c = ch.cells[ch.head & ring_mask_];
+  for (unsigned polls = 0; c.seq.load(std::memory_order_acquire) != expected; ++polls) {
+    if (polls >= tune_.fast_polls) return false;
+    relax(false);
+  }
+  if (static_cast<kind>(c.kind) != kind::inline_data || c.flags != 0 || c.context != context ||
+      (tag != any_tag && c.tag != tag) || c.tag < 0 || c.size > inline_capacity) {
+    return false;
+  }
+  const std::size_t size = c.size;
+  if (size > capacity) return false;  // the general path reports the truncation
+  if (size) std::memcpy(buf, c.body, size);
+  out = status{source, c.tag, size, errc::success, false};
+  ++ch.head;
+  consumed(ch, source, 1);
+  return true;
+}
+
 status engine::recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag) {
+  status fast;
+  if (try_fast_recv(context, buf, capacity, source, tag, fast)) return fast;
   request* r = start_recv(context, buf, capacity, source, tag);
   wait(r);
   return finish(r);
@@ -499,18 +534,22 @@ bool engine::drain(int source) {
     ++taken;
   }
   if (taken == 0) return false;
+  consumed(ch, source, taken);
+  return true;
+}
+
+void engine::consumed(in_channel& ch, int source, std::size_t taken) noexcept {
   ch.control->head.store(ch.head, std::memory_order_release);
   // A sender waits only on a full ring, and draining a full ring crosses a quarter-ring boundary
   // within a quarter ring, so checking for a waiting sender there (with the fence that pairs with
   // claim_cell's) wakes it in time while keeping the fence off the latency path.
   const std::uint64_t quarter = tune_.drain_batch;
-  if ((ch.head - taken) / quarter == ch.head / quarter) return true;
+  if ((ch.head - taken) / quarter == ch.head / quarter) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (ch.control->sender_waiting.load(std::memory_order_relaxed) != 0) {
     ch.control->sender_waiting.store(0, std::memory_order_relaxed);
     dom_.notify(source);
   }
-  return true;
 }
 
 bool engine::handle_cell(int source, cell& c) {

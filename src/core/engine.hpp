@@ -27,7 +27,8 @@ struct tuning {
   std::size_t max_unexpected = 0;   ///< RMPL_UNEXPECTED_MAX descriptors
   unsigned spin_polls = 0;          ///< RMPL_SPIN: empty polls before sleeping
   bool yield_when_idle = false;     ///< RMPL_YIELD: give the core away between empty polls
-  std::size_t drain_batch = 0;      ///< cells taken from one ring per pass (fairness between sources)
+  std::size_t drain_batch = 0;
+  unsigned fast_polls = 0;          ///< polls of one ring by a blocking receive before the general path      ///< cells taken from one ring per pass (fairness between sources)
 };
 
 class engine {
@@ -171,6 +172,9 @@ class engine {
 
   // receiving
   bool drain(int source);
+  bool try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag,
+                     status& out);
+  void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
   bool handle_cell(int source, cell& c);
   void handle_control(int source, const cell& c);
   void handle_stalled_controls(int source);

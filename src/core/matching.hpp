@@ -51,6 +51,9 @@ class context_queues {
     unexpected_[u->source].erase(u);
     --unexpected_count_;
   }
+  bool nothing_posted() const noexcept { return posted_count_ == 0; }
+  bool nothing_from(int source) const noexcept { return unexpected_[source].empty(); }
+
   /// The earliest-arrived message accepted by (source, tag) (either may be a wildcard), or nullptr.
   unexpected* find_unexpected(int source, int tag) const noexcept;
 
