@@ -191,6 +191,7 @@ bool engine::emit(int dest, request* r) {
     write_body(*c, eager_body{static_cast<std::uint32_t>(slot), 0, sync ? r->id() : 0});
   } else {
     c->kind = static_cast<std::uint8_t>(kind::rts);
+    c->flags = 0;  // the FIN that ends every rendezvous already proves the match
     c->size = 0;
     write_body(*c, rts_body{r->bytes, r->id(), reinterpret_cast<std::uint64_t>(r->buffer)});
     waits = true;
@@ -440,7 +441,9 @@ void engine::deliver(request* r, const incoming& m) {
     default:
       break;
   }
-  if (m.flags & flag::sync) send_control(m.source, kind::ack, control_body{m.cookie, 0});
+  if ((m.flags & flag::sync) && m.how != kind::rts) {
+    send_control(m.source, kind::ack, control_body{m.cookie, 0});
+  }
   r->result.bytes = n;
   r->st = state::complete;
 }
