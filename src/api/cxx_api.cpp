@@ -157,7 +157,10 @@ std::pair<std::size_t, status> wait_any(std::span<request> requests) {
   for (request& r : requests) any_active |= r.active();
   if (!any_active) return {requests.size(), status{}};
   std::optional<std::pair<std::size_t, status>> done;
-  api::kernel().wait_until([&] { return (done = test_any(requests)).has_value(); });
+  api::kernel().wait_until([&] {
+    if (!done) done = test_any(requests);
+    return done.has_value();
+  });
   return *done;
 }
 

@@ -76,7 +76,8 @@ class engine {
   bool progress();
 
   /// The one waiting mechanism: progress until done() holds, spinning briefly, then sleeping on this
-  /// rank's doorbell. Throws errc::dead_rank when a rank of the job has died.
+  /// rank's doorbell. done() is called once after each progress pass and never again once it has
+  /// returned true. Throws errc::dead_rank when a rank of the job has died.
   template <class Done>
   void wait_until(Done&& done) {
     if (done()) return;
@@ -93,10 +94,12 @@ class engine {
         continue;
       }
       const std::uint32_t bell = dom_.prepare_sleep();
-      if (progress() || done()) {
+      const bool moved = progress();
+      const bool finished = done();  // evaluated once: a predicate may consume what it finds
+      if (moved || finished) {
         dom_.cancel_sleep();
+        if (finished) return;
         idle = 0;
-        if (done()) return;
         continue;
       }
       if (dom_.failed_rank() >= 0) {
