@@ -1,0 +1,27 @@
+# Runs a command that must fail, and checks its output.
+#   cmake -DEXPECT_OUTPUT=<regex> -P expect_failure.cmake -- <command> [args...]
+# Passes only if the command exits with a non-zero status (or is killed by a signal) and its stdout
+# plus stderr match EXPECT_OUTPUT. (PASS_REGULAR_EXPRESSION alone would ignore the exit status.)
+set(command "")
+set(collect OFF)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE ${last})
+  if(collect)
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(collect ON)
+  endif()
+endforeach()
+if(NOT command)
+  message(FATAL_ERROR "usage: cmake -DEXPECT_OUTPUT=<regex> -P expect_failure.cmake -- <command...>")
+endif()
+
+execute_process(COMMAND ${command} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("exit status: ${result}\n--- stdout ---\n${out}--- stderr ---\n${err}--------------")
+if(result EQUAL 0)
+  message(FATAL_ERROR "the command succeeded but was expected to fail")
+endif()
+if(DEFINED EXPECT_OUTPUT AND NOT "${out}${err}" MATCHES "${EXPECT_OUTPUT}")
+  message(FATAL_ERROR "the output does not match '${EXPECT_OUTPUT}'")
+endif()
+message("failed as expected")
