@@ -31,6 +31,11 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
       base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 1 : 20000, 0, 1u << 30));
   tune_.yield_when_idle = base::env_size("RMPL_YIELD", dom_.oversubscribed() ? 1 : 0, 0, 1) != 0;
   tune_.fast_polls = dom_.oversubscribed() ? 0 : 2000;
+  // Both sides copying a large rendezvous needs both running: not when ranks outnumber cores.
+  tune_.assist_min = base::env_size("RMPL_ASSIST_MIN",
+                                    dom_.oversubscribed() ? std::uint64_t{1} << 62 : 512u << 10, 0,
+                                    std::uint64_t{1} << 62);
+  tune_.assist_chunk = base::env_size("RMPL_ASSIST_CHUNK", 256u << 10, 4096, 1u << 30);
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
   ring_mask_ = dom_.p().ring_cells - 1;
@@ -202,23 +207,29 @@ bool engine::emit(int dest, request* r) {
   return true;
 }
 
-void engine::send_control(int dest, kind how, control_body body) {
+void engine::write_control(cell* c, kind how, const unsigned char* body) noexcept {
+  c->kind = static_cast<std::uint8_t>(how);
+  c->flags = 0;
+  c->context = 0;
+  c->tag = 0;
+  c->size = 0;
+  std::memcpy(c->body, body, sizeof(c->body));
+}
+
+void engine::send_control_bytes(int dest, kind how, const unsigned char* body) {
   out_channel& ch = out_[dest];
   if (ch.backlog.empty()) {
     if (cell* c = claim_cell(ch)) {
-      c->kind = static_cast<std::uint8_t>(how);
-      c->flags = 0;
-      c->context = 0;
-      c->tag = 0;
-      c->size = 0;
-      write_body(*c, body);
+      write_control(c, how, body);
       publish(ch, dest, c);
       return;
     }
     ++backlogged_;
   }
   // Control cells do not take part in matching order, so they may overtake queued messages.
-  ch.backlog.push_front(pending{nullptr, how, body});
+  pending p{nullptr, how, {}};
+  std::memcpy(p.body, body, sizeof(p.body));
+  ch.backlog.push_front(p);
 }
 
 bool engine::flush_backlog(int dest) {
@@ -231,12 +242,7 @@ bool engine::flush_backlog(int dest) {
     } else {
       cell* c = claim_cell(ch);
       if (c == nullptr) break;
-      c->kind = static_cast<std::uint8_t>(p.how);
-      c->flags = 0;
-      c->context = 0;
-      c->tag = 0;
-      c->size = 0;
-      write_body(*c, p.body);
+      write_control(c, p.how, p.body);
       publish(ch, dest, c);
     }
     ch.backlog.pop_front();
@@ -421,9 +427,11 @@ void engine::deliver(request* r, const incoming& m) {
     case kind::rts:
       if (dom_.single_copy()) {
         // The receiver-initiated zero-copy transfer: one copy from the sender's buffer into ours.
-        const int err = n ? dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address),
-                                           r->buffer, n)
-                          : 0;
+        const bool assisted = n >= tune_.assist_min && m.source != rank_;
+        const int err = assisted ? assisted_read(m.source, r, m, n)
+                        : n      ? dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address),
+                                                  r->buffer, n)
+                                 : 0;
         if (err != 0) {
           r->result.error = errc::system;
           r->transferred = static_cast<std::size_t>(err);  // the errno, for the message
@@ -620,7 +628,7 @@ void engine::handle_stalled_controls(int source) {
     cell& c = ch.cells[pos & ring_mask_];
     if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pos + 1)) break;
     const auto how = static_cast<kind>(c.kind);
-    if (how == kind::ack || how == kind::fin || how == kind::cts) {
+    if (how == kind::ack || how == kind::fin || how == kind::cts || how == kind::assist) {
       handle_control(source, c);
       c.kind = static_cast<std::uint8_t>(kind::consumed);
     }
@@ -644,6 +652,9 @@ void engine::handle_control(int source, const cell& c) {
     case kind::fin:
       complete_send(control_target(source, body.cookie, "fin"));
       break;
+    case kind::assist:
+      assist_send(source, c);
+      break;
     case kind::cts: {
       request* r = control_target(source, body.cookie, "clear-to-send");
       if (out_[source].bounce != nullptr) corrupt(source, "a second clear-to-send");
@@ -656,6 +667,69 @@ void engine::handle_control(int source, const cell& c) {
     }
     default:
       corrupt(source, fmt::format("unknown kind {}", static_cast<unsigned>(c.kind)));
+  }
+}
+
+// ---------------------------------------------------------------- assisted rendezvous
+
+// A large single-copy rendezvous is split into chunks that the receiver (reading) and the sender
+// (writing) claim from a shared counter and copy at the same time, so two cores move the data. The
+// receiver never depends on the sender: it claims whatever is left, and waits only for chunks the
+// sender has already claimed.
+int engine::assisted_read(int source, request* r, const incoming& m, std::size_t bytes) {
+  fabric::shm::ring_control& pair = *in_[source].control;
+  std::uint32_t id = ++in_[source].assist_id;
+  if (id == 0) id = ++in_[source].assist_id;
+  const std::uint64_t chunk = tune_.assist_chunk;
+  const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
+  pair.assist_done.store(0, std::memory_order_relaxed);
+  pair.assist_error.store(0, std::memory_order_relaxed);
+  pair.assist_claim.store(std::uint64_t{id} << 32, std::memory_order_release);
+  send_control(source, kind::assist,
+               assist_body{m.cookie, reinterpret_cast<std::uint64_t>(r->buffer), bytes, id,
+                           static_cast<std::uint32_t>(chunk)});
+  int err = 0;
+  for (;;) {
+    std::uint64_t word = pair.assist_claim.load(std::memory_order_relaxed);
+    const std::uint64_t k = word & 0xffffffffu;
+    if (k >= chunks) break;
+    if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
+    const std::uint64_t offset = k * chunk;
+    const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - offset));
+    const int e = dom_.read_peer(source, reinterpret_cast<const void*>(m.address + offset),
+                                 static_cast<std::byte*>(r->buffer) + offset, len);
+    if (e != 0 && err == 0) err = e;
+    pair.assist_done.fetch_add(len, std::memory_order_acq_rel);
+  }
+  for (unsigned spins = 1; pair.assist_done.load(std::memory_order_acquire) < bytes; ++spins) {
+    relax(false);  // the sender is finishing a chunk it claimed
+    if ((spins & 0xfff) == 0 && dom_.failed_rank() >= 0) throw_dead_rank();
+  }
+  if (err == 0) err = pair.assist_error.load(std::memory_order_acquire);
+  return err;
+}
+
+void engine::assist_send(int dest, const cell& c) {
+  const auto body = read_body<assist_body>(c);
+  request* r = control_target(dest, body.cookie, "assist");
+  if (body.bytes > r->bytes || body.chunk < 4096 || body.id == 0 || body.address == 0) {
+    corrupt(dest, fmt::format("assist of {} bytes in chunks of {} for a send of {} bytes", body.bytes,
+                              body.chunk, r->bytes));
+  }
+  fabric::shm::ring_control& pair = *out_[dest].control;
+  const std::uint64_t chunks = (body.bytes + body.chunk - 1) / body.chunk;
+  for (;;) {
+    std::uint64_t word = pair.assist_claim.load(std::memory_order_relaxed);
+    const std::uint64_t k = word & 0xffffffffu;
+    if ((word >> 32) != body.id || k >= chunks) break;  // another transfer, or nothing left
+    if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
+    const std::uint64_t offset = k * body.chunk;
+    const std::size_t len =
+        static_cast<std::size_t>(std::min<std::uint64_t>(body.chunk, body.bytes - offset));
+    const int e = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
+                                  static_cast<const std::byte*>(r->buffer) + offset, len);
+    if (e != 0) pair.assist_error.store(e, std::memory_order_relaxed);
+    pair.assist_done.fetch_add(len, std::memory_order_acq_rel);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@ struct tuning {
   unsigned spin_polls = 0;          ///< RMPL_SPIN: empty polls before sleeping
   bool yield_when_idle = false;     ///< RMPL_YIELD: give the core away between empty polls
   std::size_t drain_batch = 0;
-  unsigned fast_polls = 0;          ///< polls of one ring by a blocking receive before the general path      ///< cells taken from one ring per pass (fairness between sources)
+  unsigned fast_polls = 0;
+  std::size_t assist_min = 0;       ///< RMPL_ASSIST_MIN: rendezvous this large are copied by both sides
+  std::size_t assist_chunk = 0;     ///< RMPL_ASSIST_CHUNK: the unit either side claims          ///< polls of one ring by a blocking receive before the general path      ///< cells taken from one ring per pass (fairness between sources)
 };
 
 class engine {
@@ -116,7 +119,7 @@ class engine {
   struct pending {
     request* req;
     kind how;
-    control_body body;
+    unsigned char body[sizeof(cell::body)];
   };
   struct out_channel {
     cell* cells = nullptr;
@@ -134,6 +137,7 @@ class engine {
     request* bounce = nullptr;  ///< a receive being filled from the bounce buffers
     std::uint64_t bounce_chunk = 0;
     std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers
+    std::uint32_t assist_id = 0;          ///< the last assisted transfer's id on this pair
   };
   /// A message as the matcher sees it, whether read from a cell or from an unexpected descriptor.
   struct incoming {
@@ -168,7 +172,15 @@ class engine {
   cell* claim_cell(out_channel& ch) noexcept;
   void publish(out_channel& ch, int dest, cell* c) noexcept;
   bool emit(int dest, request* r);
-  void send_control(int dest, kind how, control_body body);
+  template <class Body>
+  void send_control(int dest, kind how, const Body& body) {
+    static_assert(sizeof(Body) <= sizeof(cell::body));
+    unsigned char bytes[sizeof(cell::body)] = {};
+    std::memcpy(bytes, &body, sizeof(Body));
+    send_control_bytes(dest, how, bytes);
+  }
+  void send_control_bytes(int dest, kind how, const unsigned char* body);
+  void write_control(cell* c, kind how, const unsigned char* body) noexcept;
   bool flush_backlog(int dest);
   int claim_slot(int dest) noexcept;
   void complete_send(request* r) noexcept;
@@ -183,6 +195,8 @@ class engine {
   void handle_stalled_controls(int source);
   void deliver(request* r, const incoming& m);
   void start_bounce_recv(int source, request* r);
+  int assisted_read(int source, request* r, const incoming& m, std::size_t bytes);
+  void assist_send(int dest, const cell& c);
   bool progress_bounce_send(int dest);
   bool progress_bounce_recv(int source);
   request* control_target(int source, std::uint64_t cookie, const char* what) noexcept;

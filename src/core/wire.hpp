@@ -21,6 +21,7 @@ enum class kind : std::uint8_t {
   fin = 5,          ///< the receiver has pulled a rendezvous payload: the sender may reuse its buffer
   cts = 6,          ///< clear to send through the pair's bounce buffers (the fallback copy path)
   consumed = 7,     ///< a control cell the receiver already handled out of order (flow control)
+  assist = 8,       ///< the receiver asks the sender to copy chunks of a rendezvous too
 };
 
 enum flag : std::uint8_t {
@@ -45,6 +46,14 @@ struct rts_body {
 struct control_body {
   std::uint64_t cookie;        // the request the control cell is about (at its destination)
   std::uint64_t peer_cookie;   // cts: the receiver's request
+};
+
+struct assist_body {
+  std::uint64_t cookie;   // the sender's request
+  std::uint64_t address;  // the receiver's buffer
+  std::uint64_t bytes;    // bytes to move (the message, or less if the receive truncates it)
+  std::uint32_t id;       // the transfer's id in the pair's assist_claim word
+  std::uint32_t chunk;    // bytes per chunk
 };
 
 template <class T>

@@ -177,4 +177,8 @@ int domain::read_peer(int peer, const void* remote, void* local, std::size_t byt
   return read_from_process(pids_[peer], remote, local, bytes);
 }
 
+int domain::write_peer(int peer, void* remote, const void* local, std::size_t bytes) const noexcept {
+  return write_to_process(pids_[peer], remote, local, bytes);
+}
+
 }  // namespace rmpl::fabric::shm

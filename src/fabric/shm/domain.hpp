@@ -100,6 +100,8 @@ class domain {
   std::string single_copy_reason() const;
   /// Copies `bytes` at `remote` in `peer`'s memory into `local`; returns 0 or an errno.
   int read_peer(int peer, const void* remote, void* local, std::size_t bytes) const noexcept;
+  /// Copies `bytes` from `local` to `remote` in `peer`'s memory; returns 0 or an errno.
+  int write_peer(int peer, void* remote, const void* local, std::size_t bytes) const noexcept;
 
   bool oversubscribed() const noexcept { return oversubscribed_; }
   int cores() const noexcept { return cores_; }

@@ -77,6 +77,11 @@ static_assert(sizeof(cell) == cache_line);
 struct alignas(cache_line) ring_control {
   std::atomic<std::uint64_t> head{0};            // receiver: cells consumed so far
   std::atomic<std::uint32_t> sender_waiting{0};  // sender: set when it found the ring full
+  // An assisted rendezvous (both sides copy at once): {transfer id << 32 | next chunk}, claimed by
+  // CAS from either side; bytes copied so far; the first error either side met.
+  alignas(cache_line) std::atomic<std::uint64_t> assist_claim{0};
+  std::atomic<std::uint64_t> assist_done{0};
+  std::atomic<std::int32_t> assist_error{0};
 };
 
 /// The receiver's eager pool control: senders take tickets with fetch_add (ACLMPL's

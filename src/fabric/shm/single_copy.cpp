@@ -31,6 +31,26 @@ int read_from_process(pid_t pid, const void* remote, void* local, std::size_t by
   return 0;
 }
 
+int write_to_process(pid_t pid, void* remote, const void* local, std::size_t bytes) noexcept {
+  auto* src = static_cast<const char*>(local);
+  auto dst = reinterpret_cast<std::uintptr_t>(remote);
+  while (bytes > 0) {
+    const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+    iovec l{const_cast<char*>(src), chunk};
+    iovec r{reinterpret_cast<void*>(dst), chunk};
+    ssize_t done = ::process_vm_writev(pid, &l, 1, &r, 1, 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (done == 0) return EFAULT;
+    src += done;
+    dst += static_cast<std::uintptr_t>(done);
+    bytes -= static_cast<std::size_t>(done);
+  }
+  return 0;
+}
+
 void allow_peer_reads() noexcept {
 #ifdef PR_SET_PTRACER
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);

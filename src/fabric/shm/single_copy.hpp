@@ -13,6 +13,9 @@ namespace rmpl::fabric::shm {
 /// Copies `bytes` from `remote` in process `pid` into `local`. Returns 0 or the errno that stopped it.
 int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept;
 
+/// Copies `bytes` from `local` to `remote` in process `pid`. Returns 0 or the errno that stopped it.
+int write_to_process(pid_t pid, void* remote, const void* local, std::size_t bytes) noexcept;
+
 /// Lets any process of ours read this one's memory even under Yama's ptrace_scope=1.
 void allow_peer_reads() noexcept;
 
