@@ -681,26 +681,16 @@ int engine::assisted_read(int source, request* r, const incoming& m, std::size_t
   std::uint32_t id = ++in_[source].assist_id;
   if (id == 0) id = ++in_[source].assist_id;
   const std::uint64_t chunk = tune_.assist_chunk;
-  const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
   pair.assist_done.store(0, std::memory_order_relaxed);
   pair.assist_error.store(0, std::memory_order_relaxed);
   pair.assist_claim.store(std::uint64_t{id} << 32, std::memory_order_release);
   send_control(source, kind::assist,
                assist_body{m.cookie, reinterpret_cast<std::uint64_t>(r->buffer), bytes, id,
                            static_cast<std::uint32_t>(chunk)});
-  int err = 0;
-  for (;;) {
-    std::uint64_t word = pair.assist_claim.load(std::memory_order_relaxed);
-    const std::uint64_t k = word & 0xffffffffu;
-    if (k >= chunks) break;
-    if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
-    const std::uint64_t offset = k * chunk;
-    const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - offset));
-    const int e = dom_.read_peer(source, reinterpret_cast<const void*>(m.address + offset),
-                                 static_cast<std::byte*>(r->buffer) + offset, len);
-    if (e != 0 && err == 0) err = e;
-    pair.assist_done.fetch_add(len, std::memory_order_acq_rel);
-  }
+  int err = copy_claimed_chunks(pair, id, bytes, chunk, [&](std::uint64_t offset, std::size_t len) {
+    return dom_.read_peer(source, reinterpret_cast<const void*>(m.address + offset),
+                          static_cast<std::byte*>(r->buffer) + offset, len);
+  });
   for (unsigned spins = 1; pair.assist_done.load(std::memory_order_acquire) < bytes; ++spins) {
     relax(false);  // the sender is finishing a chunk it claimed
     if ((spins & 0xfff) == 0 && dom_.failed_rank() >= 0) throw_dead_rank();
@@ -717,20 +707,32 @@ void engine::assist_send(int dest, const cell& c) {
                               body.chunk, r->bytes));
   }
   fabric::shm::ring_control& pair = *out_[dest].control;
-  const std::uint64_t chunks = (body.bytes + body.chunk - 1) / body.chunk;
+  copy_claimed_chunks(pair, body.id, body.bytes, body.chunk, [&](std::uint64_t offset, std::size_t len) {
+    const int err = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
+                                    static_cast<const std::byte*>(r->buffer) + offset, len);
+    // Stored before this chunk counts as done, so the receiver sees it once everything is done.
+    if (err != 0) pair.assist_error.store(err, std::memory_order_relaxed);
+    return err;
+  });
+}
+
+template <class Copy>
+int engine::copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t id,
+                                std::uint64_t bytes, std::uint64_t chunk, Copy&& copy) {
+  const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
+  int err = 0;
   for (;;) {
     std::uint64_t word = pair.assist_claim.load(std::memory_order_relaxed);
     const std::uint64_t k = word & 0xffffffffu;
-    if ((word >> 32) != body.id || k >= chunks) break;  // another transfer, or nothing left
+    if ((word >> 32) != id || k >= chunks) break;  // another transfer, or nothing left
     if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
-    const std::uint64_t offset = k * body.chunk;
-    const std::size_t len =
-        static_cast<std::size_t>(std::min<std::uint64_t>(body.chunk, body.bytes - offset));
-    const int e = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
-                                  static_cast<const std::byte*>(r->buffer) + offset, len);
-    if (e != 0) pair.assist_error.store(e, std::memory_order_relaxed);
+    const std::uint64_t offset = k * chunk;
+    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - offset));
+    const int e = copy(offset, len);
+    if (e != 0 && err == 0) err = e;
     pair.assist_done.fetch_add(len, std::memory_order_acq_rel);
   }
+  return err;
 }
 
 // ---------------------------------------------------------------- the fallback copy path

@@ -196,6 +196,11 @@ class engine {
   void deliver(request* r, const incoming& m);
   void start_bounce_recv(int source, request* r);
   int assisted_read(int source, request* r, const incoming& m, std::size_t bytes);
+  /// Claims and copies chunks of assisted transfer `id` until none is left; `copy(offset, len)`
+  /// returns 0 or an errno. Returns the first errno met.
+  template <class Copy>
+  static int copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t id,
+                                 std::uint64_t bytes, std::uint64_t chunk, Copy&& copy);
   void assist_send(int dest, const cell& c);
   bool progress_bounce_send(int dest);
   bool progress_bounce_recv(int source);

@@ -10,45 +10,40 @@
 
 namespace rmpl::fabric::shm {
 
-int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept {
-  auto* dst = static_cast<char*>(local);
-  auto src = reinterpret_cast<std::uintptr_t>(remote);
+namespace {
+
+/// Moves `bytes` between `local` and `remote` in `pid` with process_vm_readv or _writev (`call`),
+/// resuming after interruptions and partial transfers.
+template <class Call>
+int copy_with(Call call, pid_t pid, char* local, std::uintptr_t remote, std::size_t bytes) noexcept {
   while (bytes > 0) {
     // The kernel copies at most MAX_RW_COUNT (about 2 GiB) per call and may stop early.
     const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
-    iovec l{dst, chunk};
-    iovec r{reinterpret_cast<void*>(src), chunk};
-    ssize_t done = ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+    iovec l{local, chunk};
+    iovec r{reinterpret_cast<void*>(remote), chunk};
+    ssize_t done = call(pid, &l, 1, &r, 1, 0);
     if (done < 0) {
       if (errno == EINTR) continue;
       return errno;
     }
     if (done == 0) return EFAULT;
-    dst += done;
-    src += static_cast<std::uintptr_t>(done);
+    local += done;
+    remote += static_cast<std::uintptr_t>(done);
     bytes -= static_cast<std::size_t>(done);
   }
   return 0;
 }
 
+}  // namespace
+
+int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept {
+  return copy_with(::process_vm_readv, pid, static_cast<char*>(local),
+                   reinterpret_cast<std::uintptr_t>(remote), bytes);
+}
+
 int write_to_process(pid_t pid, void* remote, const void* local, std::size_t bytes) noexcept {
-  auto* src = static_cast<const char*>(local);
-  auto dst = reinterpret_cast<std::uintptr_t>(remote);
-  while (bytes > 0) {
-    const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
-    iovec l{const_cast<char*>(src), chunk};
-    iovec r{reinterpret_cast<void*>(dst), chunk};
-    ssize_t done = ::process_vm_writev(pid, &l, 1, &r, 1, 0);
-    if (done < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (done == 0) return EFAULT;
-    src += done;
-    dst += static_cast<std::uintptr_t>(done);
-    bytes -= static_cast<std::size_t>(done);
-  }
-  return 0;
+  return copy_with(::process_vm_writev, pid, const_cast<char*>(static_cast<const char*>(local)),
+                   reinterpret_cast<std::uintptr_t>(remote), bytes);
 }
 
 void allow_peer_reads() noexcept {
