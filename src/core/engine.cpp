@@ -25,10 +25,12 @@ bool is_message(kind k) noexcept { return k == kind::inline_data || k == kind::e
 engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size_, 0) {
   tune_.eager_max = dom_.p().eager_slot_bytes;
   tune_.max_unexpected = base::env_size("RMPL_UNEXPECTED_MAX", 1u << 16, 16, 1u << 26);
-  // When ranks outnumber cores a waiting rank must give its core away at once; otherwise a short spin
-  // (a few microseconds) catches replies without the cost of a sleep and a wake-up.
+  // When ranks outnumber cores a waiting rank gives its core away at once: it yields on every empty
+  // poll (a peer on this core runs, maybe the one that will answer) and sleeps after a few dozen.
+  // Yielding measured 30-50% faster than sleeping at once for 4 ping-pong pairs on 2 cores (a futex
+  // wake-up and sleep cost more than a yield). Otherwise a short spin catches replies without a sleep.
   tune_.spin_polls = static_cast<unsigned>(
-      base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 1 : 20000, 0, 1u << 30));
+      base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 32 : 20000, 0, 1u << 30));
   tune_.yield_when_idle = base::env_size("RMPL_YIELD", dom_.oversubscribed() ? 1 : 0, 0, 1) != 0;
   tune_.fast_polls = dom_.oversubscribed() ? 0 : 2000;
   // Both sides copying a large rendezvous needs both running: not when ranks outnumber cores.
