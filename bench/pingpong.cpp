@@ -1,10 +1,11 @@
-// Ping-pong latency and bandwidth with rmpl's C++ API. bench/mpi/pingpong.c is the same logic against
-// the MPI C API, so bench/run-pingpong can measure rmpl, Open MPI and MPICH side by side.
+// Ping-pong latency and bandwidth with rmpl's C++ API. bench/mpi/pingpong.c is the same logic
+// against the MPI C API, so bench/run-pingpong can measure rmpl, Open MPI and MPICH side by side.
 //
 // Ranks 2k and 2k+1 form a pair; all pairs ping-pong at once (an odd last rank idles). Per size:
-//   - calibration (also the warm-up): the pair leader runs batches of 1, 2, 4, ... round trips until
-//     one batch takes at least a tenth of the target time, then sizes the measured batch to take the
-//     target time (0.2 s; 0.05 s with --quick);
+//   - calibration (also the warm-up): the pair leader runs batches of 1, 2, 4, ... round trips
+//   until
+//     one batch takes at least a tenth of the target time, then sizes the measured batch to take
+//     the target time (0.2 s; 0.05 s with --quick);
 //   - every rank meets at a barrier, so the pairs' measured batches overlap;
 //   - the measured batch: latency = elapsed / (2 * round trips), i.e. one-way time;
 //     bandwidth = size / one-way time (the ping-pong's, not a streaming rate), in 10^6 bytes/s.
@@ -68,7 +69,9 @@ class bench {
         const double t = leader_batch(bytes, peer, n);
         if (t >= target / 10 || n >= max_iters) {
           const double est = static_cast<double>(n) * target / (t > 0 ? t : 1e-9);
-          iters = est < min_iters ? min_iters : est > max_iters ? max_iters : static_cast<long>(est);
+          iters = est < min_iters   ? min_iters
+                  : est > max_iters ? max_iters
+                                    : static_cast<long>(est);
           break;
         }
       }
@@ -155,7 +158,8 @@ int run(int argc, char** argv) {
     } else if (arg == "--time" && i + 1 < argc) {
       target = std::atof(argv[++i]);
     } else {
-      if (rank == 0) std::fprintf(stderr, "usage: %s [--quick] [--time seconds-per-point]\n", argv[0]);
+      if (rank == 0)
+        std::fprintf(stderr, "usage: %s [--quick] [--time seconds-per-point]\n", argv[0]);
       return 2;
     }
   }
@@ -169,8 +173,8 @@ int run(int argc, char** argv) {
   bench b(w, sbuf.get(), rbuf.get());
 
   if (rank == 0) {
-    std::printf("# pingpong (rmpl C++ API), %d ranks, %d concurrent pair(s), %.3f s per point\n", size,
-                size / 2, target);
+    std::printf("# pingpong (rmpl C++ API), %d ranks, %d concurrent pair(s), %.3f s per point\n",
+                size, size / 2, target);
     std::printf(
         "# latency_us = one-way time (round trip / 2), mean over pairs; "
         "bandwidth_MBps = size / one-way time, 10^6 B/s\n");

@@ -1,7 +1,7 @@
-/* rmpl's C API, in the style of the seeds' ACLMPL (itself after CMMD): synchronous send and receive,
- * send_and_receive, asynchronous send, asynchronous receive (returns at once when nothing matches),
- * blocking asynchronous receive and completion tests. Every call returns a status code; rmpl_error_string
- * turns a code into text. Codes equal the C++ API's rmpl::errc values. */
+/* rmpl's C API, in the style of the seeds' ACLMPL (itself after CMMD): synchronous send and
+ * receive, send_and_receive, asynchronous send, asynchronous receive (returns at once when nothing
+ * matches), blocking asynchronous receive and completion tests. Every call returns a status code;
+ * rmpl_error_string turns a code into text. Codes equal the C++ API's rmpl::errc values. */
 #ifndef RMPL_H
 #define RMPL_H
 
@@ -47,7 +47,8 @@ int rmpl_finalize(void);
 int rmpl_self_address(int* rank);
 int rmpl_partition_size(int* size);
 
-/* Synchronous (zero-copy, receiver-initiated for large messages): returns once the receiver has it. */
+/* Synchronous (zero-copy, receiver-initiated for large messages): returns once the receiver has it.
+ */
 int rmpl_send(const void* buf, size_t bytes, int dest, int tag);
 int rmpl_receive(void* buf, size_t capacity, int source, int tag, rmpl_status* status);
 int rmpl_send_and_receive(const void* sbuf, size_t sbytes, int dest, int stag, void* rbuf,

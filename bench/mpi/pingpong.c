@@ -1,13 +1,13 @@
-/* Ping-pong latency and bandwidth against the MPI C API: the same logic as bench/pingpong.cpp (rmpl's
- * native version), line for line, so the peers (Open MPI, MPICH) are measured the same way.
+/* Ping-pong latency and bandwidth against the MPI C API: the same logic as bench/pingpong.cpp
+ * (rmpl's native version), line for line, so the peers (Open MPI, MPICH) are measured the same way.
  *
  * Built by bench/run-pingpong with each peer's compiler wrapper (mpicc.openmpi / mpicc.mpich -O3);
  * CMake never builds it, so rmpl's build does not depend on MPI.
  *
  * Ranks 2k and 2k+1 form a pair; all pairs ping-pong at once (an odd last rank idles). Per size:
- *   - calibration (also the warm-up): the pair leader runs batches of 1, 2, 4, ... round trips until
- *     one batch takes at least a tenth of the target time, then sizes the measured batch to take the
- *     target time (0.2 s; 0.05 s with --quick);
+ *   - calibration (also the warm-up): the pair leader runs batches of 1, 2, 4, ... round trips
+ * until one batch takes at least a tenth of the target time, then sizes the measured batch to take
+ * the target time (0.2 s; 0.05 s with --quick);
  *   - every rank meets at a barrier, so the pairs' measured batches overlap;
  *   - the measured batch: latency = elapsed / (2 * round trips), i.e. one-way time;
  *     bandwidth = size / one-way time (the ping-pong's, not a streaming rate), in 10^6 bytes/s.
@@ -37,7 +37,8 @@ static int rank_, size_;
 static void barrier(void) {
   char token = 0;
   if (rank_ == 0) {
-    for (int r = 1; r < size_; ++r) MPI_Recv(&token, 1, MPI_BYTE, r, TAG_BARRIER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int r = 1; r < size_; ++r)
+      MPI_Recv(&token, 1, MPI_BYTE, r, TAG_BARRIER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int r = 1; r < size_; ++r) MPI_Send(&token, 1, MPI_BYTE, r, TAG_BARRIER, MPI_COMM_WORLD);
   } else {
     MPI_Send(&token, 1, MPI_BYTE, 0, TAG_BARRIER, MPI_COMM_WORLD);
@@ -128,8 +129,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   double target = 0.2;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0) target = 0.05;
-    else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) target = atof(argv[++i]);
+    if (strcmp(argv[i], "--quick") == 0)
+      target = 0.05;
+    else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc)
+      target = atof(argv[++i]);
     else {
       if (rank_ == 0) fprintf(stderr, "usage: %s [--quick] [--time seconds-per-point]\n", argv[0]);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -142,7 +145,8 @@ int main(int argc, char** argv) {
 
   char* sbuf = NULL;
   char* rbuf = NULL;
-  if (posix_memalign((void**)&sbuf, 4096, MAX_SIZE) != 0 || posix_memalign((void**)&rbuf, 4096, MAX_SIZE) != 0) {
+  if (posix_memalign((void**)&sbuf, 4096, MAX_SIZE) != 0 ||
+      posix_memalign((void**)&rbuf, 4096, MAX_SIZE) != 0) {
     fprintf(stderr, "out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
@@ -150,9 +154,11 @@ int main(int argc, char** argv) {
   memset(rbuf, 0, MAX_SIZE);
 
   if (rank_ == 0) {
-    printf("# pingpong (MPI C API), %d ranks, %d concurrent pair(s), %.3f s per point\n", size_, size_ / 2, target);
-    printf("# latency_us = one-way time (round trip / 2), mean over pairs; "
-           "bandwidth_MBps = size / one-way time, 10^6 B/s\n");
+    printf("# pingpong (MPI C API), %d ranks, %d concurrent pair(s), %.3f s per point\n", size_,
+           size_ / 2, target);
+    printf(
+        "# latency_us = one-way time (round trip / 2), mean over pairs; "
+        "bandwidth_MBps = size / one-way time, 10^6 B/s\n");
     fflush(stdout);
   }
   for (size_t i = 0; i < sizeof latency_sizes / sizeof *latency_sizes; ++i) {
@@ -166,7 +172,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < sizeof bandwidth_sizes / sizeof *bandwidth_sizes; ++i) {
       double t = run_point(sbuf, rbuf, bandwidth_sizes[i], target);
       if (rank_ == 0) {
-        printf("pingpong,%d,%zu,bandwidth_MBps,%.1f\n", size_, bandwidth_sizes[i], (double)bandwidth_sizes[i] / t / 1e6);
+        printf("pingpong,%d,%zu,bandwidth_MBps,%.1f\n", size_, bandwidth_sizes[i],
+               (double)bandwidth_sizes[i] / t / 1e6);
         fflush(stdout);
       }
     }

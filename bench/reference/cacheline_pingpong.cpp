@@ -2,8 +2,8 @@
 // different cores. fork() a child; both share one 64-byte line (a shared anonymous mapping) holding
 // an atomic counter; the parent pins itself to the first CPU it may run on and the child to the
 // second. The parent writes an odd value and spins until the child answers with the next even one:
-// each round trip moves the line across cores twice. No message-passing library can deliver a message
-// between processes faster than this.
+// each round trip moves the line across cores twice. No message-passing library can deliver a
+// message between processes faster than this.
 //
 // Warm-up, then a timed run of ~0.2 s (0.05 s with --quick); one-way = elapsed / (2 * round trips).
 // Prints one CSV line:  reference,2,64,cacheline_latency_us,<value>
@@ -131,8 +131,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cacheline_pingpong: the child failed (status %d)\n", status);
     return 1;
   }
-  std::printf("# cache-line ping-pong, CPUs %d and %d, %ld round trips, %.3f s\n", cpu0, cpu1, iters, t);
-  std::printf("reference,2,64,cacheline_latency_us,%.4f\n", t / (2.0 * static_cast<double>(iters)) * 1e6);
+  std::printf("# cache-line ping-pong, CPUs %d and %d, %ld round trips, %.3f s\n", cpu0, cpu1,
+              iters, t);
+  std::printf("reference,2,64,cacheline_latency_us,%.4f\n",
+              t / (2.0 * static_cast<double>(iters)) * 1e6);
   munmap(mem, 4096);
   return 0;
 }

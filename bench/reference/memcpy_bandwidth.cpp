@@ -1,6 +1,6 @@
 // Physical reference: single-thread memcpy bandwidth between two 16 MiB buffers (bytes copied per
-// second, each byte counted once, in 10^6 B/s). A ping-pong of 16 MiB between two processes needs at
-// least one such copy per message, so this bounds what any single-copy transport can reach.
+// second, each byte counted once, in 10^6 B/s). A ping-pong of 16 MiB between two processes needs
+// at least one such copy per message, so this bounds what any single-copy transport can reach.
 //
 // Warm-up copies first (page faults, caches), then a timed run of ~0.2 s (0.05 s with --quick);
 // prints one CSV line:  reference,1,16777216,memcpy_MBps,<value>
@@ -39,8 +39,10 @@ int main(int argc, char** argv) {
     const auto t0 = clock::now();
     for (long i = 0; i < n; ++i) {
       // Alternate directions so every copy reads what the previous one wrote.
-      if (i % 2 == 0) std::memcpy(b, a, bytes);
-      else std::memcpy(a, b, bytes);
+      if (i % 2 == 0)
+        std::memcpy(b, a, bytes);
+      else
+        std::memcpy(a, b, bytes);
     }
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
@@ -58,7 +60,8 @@ int main(int argc, char** argv) {
   unsigned sum = 0;
   for (std::size_t i = 0; i < bytes; i += 4096) sum += a[i] + b[i];
   std::printf("# memcpy of %zu B, %ld copies, %.3f s (check %u)\n", bytes, iters, t, sum);
-  std::printf("reference,1,%zu,memcpy_MBps,%.1f\n", bytes, static_cast<double>(bytes) * iters / t / 1e6);
+  std::printf("reference,1,%zu,memcpy_MBps,%.1f\n", bytes,
+              static_cast<double>(bytes) * iters / t / 1e6);
   std::free(a);
   std::free(b);
   return 0;

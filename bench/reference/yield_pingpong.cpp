@@ -1,8 +1,8 @@
 // Physical reference for oversubscribed runs: 4 pairs of processes (8 on however many cores there
 // are, unpinned, as rmplrun and the peers leave them) bounce a flag on a shared cache line, and a
-// process waiting for its turn gives its core away with sched_yield() on every look. Each hop needs the
-// receiving process to be scheduled, so this measures the cost of the context switches alone, with no
-// message-passing work at all: the floor for any library whose ranks are processes.
+// process waiting for its turn gives its core away with sched_yield() on every look. Each hop needs
+// the receiving process to be scheduled, so this measures the cost of the context switches alone,
+// with no message-passing work at all: the floor for any library whose ranks are processes.
 //
 // Prints one CSV line:  reference,8,8,yield_latency_us,<mean one-way µs over the pairs>
 #include <sched.h>
@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("# yield ping-pong, %d pairs, %ld round trips each, %.3f s\n", pairs, round_trips, t);
-  std::printf("reference,8,8,yield_latency_us,%.4f\n", t / (2.0 * static_cast<double>(round_trips)) * 1e6);
+  std::printf("reference,8,8,yield_latency_us,%.4f\n",
+              t / (2.0 * static_cast<double>(round_trips)) * 1e6);
   return 0;
 }

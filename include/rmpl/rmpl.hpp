@@ -1,5 +1,5 @@
-// rmpl's C++ API: a session (init/finalize by RAII), communicators, typed point-to-point operations on
-// contiguous ranges of trivially copyable values, and request objects.
+// rmpl's C++ API: a session (init/finalize by RAII), communicators, typed point-to-point operations
+// on contiguous ranges of trivially copyable values, and request objects.
 //
 //   rmpl::session s;                       // joins the job started by rmplrun (or a job of one)
 //   auto world = s.world();
@@ -7,9 +7,9 @@
 //   if (world.rank() == 0) world.send(v, 1, /*tag=*/7);
 //   else if (world.rank() == 1) world.recv(v, 0, 7);
 //
-// Errors are thrown as rmpl::error. A nonblocking operation borrows its buffer: keep the buffer alive
-// and untouched until the request completes. Destroying a pending request is a fatal error (reported
-// with the operation, peer and tag) rather than a silent write into freed memory.
+// Errors are thrown as rmpl::error. A nonblocking operation borrows its buffer: keep the buffer
+// alive and untouched until the request completes. Destroying a pending request is a fatal error
+// (reported with the operation, peer and tag) rather than a silent write into freed memory.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +28,7 @@ namespace rmpl {
 /// A contiguous, sized range of trivially copyable values: what a send reads.
 template <class R>
 concept send_buffer = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-                      std::is_trivially_copyable_v<std::ranges::range_value_t<R>>;
+    std::is_trivially_copyable_v<std::ranges::range_value_t<R>>;
 
 /// A send_buffer whose elements can be written: what a receive fills.
 template <class R>
@@ -40,7 +40,8 @@ using request_id = std::uint64_t;
 inline constexpr request_id null_request = 0;
 
 // The compiled half of the API (src/api/cxx_api.cpp). Byte-level, so the templates below stay thin.
-void send(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag, send_mode mode);
+void send(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+          send_mode mode);
 status recv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag);
 request_id isend(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
                  send_mode mode);
@@ -107,7 +108,8 @@ bool test_all(std::span<request> requests, std::vector<status>* statuses = nullp
 /// (empty if no request is active).
 std::vector<std::pair<std::size_t, status>> wait_some(std::span<request> requests);
 
-/// A group of ranks with its own message space: traffic on one communicator never matches another's.
+/// A group of ranks with its own message space: traffic on one communicator never matches
+/// another's.
 class communicator {
  public:
   int rank() const noexcept { return rank_; }
@@ -136,13 +138,14 @@ class communicator {
 
   /// Sends one value; the receiver takes it with recv_value<T>.
   template <class T>
-    requires std::is_trivially_copyable_v<T>
+  requires std::is_trivially_copyable_v<T>
   void send_value(const T& value, int dest, int tag = 0) const {
     detail::send(context_, &value, sizeof(T), dest, tag, send_mode::standard);
   }
   template <class T>
-    requires std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>
-  T recv_value(int source = any_source, int tag = any_tag, status* st = nullptr) const {
+  requires std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> T
+  recv_value(int source = any_source, int tag = any_tag, status* st = nullptr)
+  const {
     T value{};
     status s = detail::recv(context_, &value, sizeof(T), source, tag);
     if (st) *st = s;
@@ -153,7 +156,8 @@ class communicator {
   template <send_buffer R>
   [[nodiscard]] request isend(const R& data, int dest, int tag = 0,
                               send_mode mode = send_mode::standard) const {
-    return request(detail::isend(context_, std::ranges::data(data), bytes_of(data), dest, tag, mode));
+    return request(
+        detail::isend(context_, std::ranges::data(data), bytes_of(data), dest, tag, mode));
   }
   template <send_buffer R>
   [[nodiscard]] request issend(const R& data, int dest, int tag = 0) const {
@@ -172,7 +176,8 @@ class communicator {
                             std::ranges::data(rdata), bytes_of(rdata), source, rtag);
   }
 
-  /// Blocks until a matching message is available; tells its source, tag and size without receiving.
+  /// Blocks until a matching message is available; tells its source, tag and size without
+  /// receiving.
   status probe(int source = any_source, int tag = any_tag) const {
     return detail::probe(context_, source, tag);
   }
@@ -196,7 +201,8 @@ class communicator {
 
  private:
   friend class session;
-  communicator(std::uint32_t context, int rank, int size) : context_(context), rank_(rank), size_(size) {}
+  communicator(std::uint32_t context, int rank, int size)
+      : context_(context), rank_(rank), size_(size) {}
   template <class R>
   static std::size_t bytes_of(const R& r) {
     return std::ranges::size(r) * sizeof(std::ranges::range_value_t<R>);

@@ -1,6 +1,6 @@
-// Vocabulary shared by every layer and API of rmpl: error codes, the error exception, receive status,
-// send modes and the wildcard constants. Kept free of any implementation detail so the kernel (core)
-// and the public APIs agree on one meaning of each word.
+// Vocabulary shared by every layer and API of rmpl: error codes, the error exception, receive
+// status, send modes and the wildcard constants. Kept free of any implementation detail so the
+// kernel (core) and the public APIs agree on one meaning of each word.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,8 @@
 
 namespace rmpl {
 
-/// Every failure rmpl reports. The numeric values are the C API's return codes (rmpl.h mirrors them).
+/// Every failure rmpl reports. The numeric values are the C API's return codes (rmpl.h mirrors
+/// them).
 enum class errc : int {
   success = 0,
   invalid_argument = 1,  ///< a null buffer with a non-zero size, a negative count, a bad mode...
@@ -43,7 +44,7 @@ class error : public std::runtime_error {
 inline constexpr int any_source = -1;  ///< receive from whichever rank's message arrives first
 inline constexpr int any_tag = -1;     ///< receive whatever the tag
 inline constexpr int tag_ub = (1 << 30) - 1;  ///< the largest valid tag (the range is [0, tag_ub])
-inline constexpr int proc_null = -2;          ///< a send or receive with this peer completes at once
+inline constexpr int proc_null = -2;  ///< a send or receive with this peer completes at once
 
 /// How a send completes (MPI's four modes).
 enum class send_mode : std::uint8_t {

@@ -140,7 +140,11 @@ const char* rmpl_error_string(int code) {
   if (code < 0 || code > RMPL_ERR_INTERNAL) return "unknown rmpl error code";
   return rmpl::to_string(static_cast<rmpl::errc>(code));
 }
-const char* rmpl_last_error(void) { return last_error.c_str(); }
-double rmpl_wtime(void) { return rmpl::session::wtime(); }
+const char* rmpl_last_error(void) {
+  return last_error.c_str();
+}
+double rmpl_wtime(void) {
+  return rmpl::session::wtime();
+}
 
 }  // extern "C"

@@ -46,7 +46,9 @@ void acquire() {
 void release() noexcept {
   if (users > 0 && --users == 0) the_engine.reset();
 }
-bool initialized() noexcept { return the_engine != nullptr; }
+bool initialized() noexcept {
+  return the_engine != nullptr;
+}
 
 }  // namespace api
 
@@ -122,8 +124,12 @@ void release(request_id& id) noexcept {
   }
   e.free_request(r);
 }
-int world_rank() noexcept { return api::initialized() ? api::kernel().rank() : 0; }
-int world_size() noexcept { return api::initialized() ? api::kernel().size() : 1; }
+int world_rank() noexcept {
+  return api::initialized() ? api::kernel().rank() : 0;
+}
+int world_size() noexcept {
+  return api::initialized() ? api::kernel().size() : 1;
+}
 
 }  // namespace detail
 
@@ -196,8 +202,12 @@ std::vector<std::pair<std::size_t, status>> wait_some(std::span<request> request
 
 // ---------------------------------------------------------------- session
 
-session::session() { api::acquire(); }
-session::~session() { api::release(); }
+session::session() {
+  api::acquire();
+}
+session::~session() {
+  api::release();
+}
 
 double session::wtime() noexcept {
   timespec ts{};
@@ -205,6 +215,8 @@ double session::wtime() noexcept {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-void session::attach_buffer(std::size_t bytes) { api::kernel().attach_buffer(bytes); }
+void session::attach_buffer(std::size_t bytes) {
+  api::kernel().attach_buffer(bytes);
+}
 
 }  // namespace rmpl

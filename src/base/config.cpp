@@ -19,17 +19,30 @@ std::uint64_t env_size(const char* name, std::uint64_t fallback, std::uint64_t m
   if (ok) {
     std::uint64_t scale = 1;
     switch (*end) {
-      case 'k': case 'K': scale = 1ull << 10; ++end; break;
-      case 'm': case 'M': scale = 1ull << 20; ++end; break;
-      case 'g': case 'G': scale = 1ull << 30; ++end; break;
-      default: break;
+      case 'k':
+      case 'K':
+        scale = 1ull << 10;
+        ++end;
+        break;
+      case 'm':
+      case 'M':
+        scale = 1ull << 20;
+        ++end;
+        break;
+      case 'g':
+      case 'G':
+        scale = 1ull << 30;
+        ++end;
+        break;
+      default:
+        break;
     }
     ok = *end == '\0' && value <= max / scale;
     value *= scale;
   }
   if (!ok || value < min || value > max) {
-    fail(errc::invalid_argument, "{}={} is not a valid size (expected a whole number from {} to {})",
-         name, text, min, max);
+    fail(errc::invalid_argument,
+         "{}={} is not a valid size (expected a whole number from {} to {})", name, text, min, max);
   }
   return value;
 }

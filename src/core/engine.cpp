@@ -16,9 +16,13 @@ std::string peer_text(int peer) {
   if (peer == proc_null) return "proc_null";
   return fmt::format("rank {}", peer);
 }
-std::string tag_text(int tag) { return tag == any_tag ? "any tag" : fmt::format("tag {}", tag); }
+std::string tag_text(int tag) {
+  return tag == any_tag ? "any tag" : fmt::format("tag {}", tag);
+}
 
-bool is_message(kind k) noexcept { return k == kind::inline_data || k == kind::eager || k == kind::rts; }
+bool is_message(kind k) noexcept {
+  return k == kind::inline_data || k == kind::eager || k == kind::rts;
+}
 
 }  // namespace
 
@@ -28,19 +32,21 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   // When ranks outnumber cores a waiting rank gives its core away at once: it yields on every empty
   // poll (a peer on this core runs, maybe the one that will answer) and sleeps after a few dozen.
   // Yielding measured 30-50% faster than sleeping at once for 4 ping-pong pairs on 2 cores (a futex
-  // wake-up and sleep cost more than a yield). Otherwise a short spin catches replies without a sleep.
+  // wake-up and sleep cost more than a yield). Otherwise a short spin catches replies without a
+  // sleep.
   tune_.spin_polls = static_cast<unsigned>(
       base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 32 : 20000, 0, 1u << 30));
   tune_.yield_when_idle = base::env_size("RMPL_YIELD", dom_.oversubscribed() ? 1 : 0, 0, 1) != 0;
   tune_.fast_polls = dom_.oversubscribed() ? 0 : 2000;
   // Both sides copying a large rendezvous needs both running: not when ranks outnumber cores.
-  tune_.assist_min = base::env_size("RMPL_ASSIST_MIN",
-                                    dom_.oversubscribed() ? std::uint64_t{1} << 62 : 512u << 10, 0,
-                                    std::uint64_t{1} << 62);
+  tune_.assist_min =
+      base::env_size("RMPL_ASSIST_MIN", dom_.oversubscribed() ? std::uint64_t{1} << 62 : 512u << 10,
+                     0, std::uint64_t{1} << 62);
   tune_.assist_chunk = base::env_size("RMPL_ASSIST_CHUNK", 256u << 10, 4096, 1u << 30);
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
   ring_mask_ = dom_.p().ring_cells - 1;
+  control_reserve_ = std::max<std::uint64_t>(2, dom_.p().ring_cells / 4);
   out_.resize(size_);
   in_.resize(size_);
   for (int peer = 0; peer < size_; ++peer) {
@@ -85,8 +91,8 @@ std::string engine::describe(const request& r) const {
 
 // ---------------------------------------------------------------- argument checks
 
-void engine::check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
-                        send_mode mode) const {
+void engine::check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
+                        int tag, send_mode mode) const {
   if (dest != proc_null && (dest < 0 || dest >= size_)) {
     base::fail(errc::invalid_rank,
                "send on rank {} ({}, {} bytes): destination {} is not a rank of the communicator "
@@ -94,12 +100,14 @@ void engine::check_send(std::uint32_t context, const void* buf, std::size_t byte
                rank_, tag_text(tag), bytes, dest, size_);
   }
   if (tag < 0 || tag > tag_ub) {
-    base::fail(errc::invalid_tag, "send on rank {} to rank {} ({} bytes): tag {} is outside [0, {}]",
-               rank_, dest, bytes, tag, tag_ub);
+    base::fail(errc::invalid_tag,
+               "send on rank {} to rank {} ({} bytes): tag {} is outside [0, {}]", rank_, dest,
+               bytes, tag, tag_ub);
   }
   if (buf == nullptr && bytes > 0) {
-    base::fail(errc::invalid_argument, "send on rank {} to rank {} (tag {}): null buffer of {} bytes",
-               rank_, dest, tag, bytes);
+    base::fail(errc::invalid_argument,
+               "send on rank {} to rank {} (tag {}): null buffer of {} bytes", rank_, dest, tag,
+               bytes);
   }
   if (context > 0xffff) {
     base::fail(errc::invalid_argument, "send on rank {}: communicator context {} is invalid", rank_,
@@ -134,16 +142,16 @@ void engine::check_recv(std::uint32_t context, const void* buf, std::size_t capa
 
 // ---------------------------------------------------------------- sending
 
-cell* engine::claim_cell(out_channel& ch) noexcept {
-  if (ch.tail >= ch.limit) {
+cell* engine::claim_cell(out_channel& ch, std::uint64_t reserve) noexcept {
+  if (ch.tail + reserve >= ch.limit) {
     ch.limit = ch.control->head.load(std::memory_order_acquire) + dom_.p().ring_cells;
-    if (ch.tail >= ch.limit) {
+    if (ch.tail + reserve >= ch.limit) {
       // Full: ask the receiver for a wake-up when it frees cells, then look once more (the receiver
       // may have consumed between our two reads and missed the flag).
       ch.control->sender_waiting.store(1, std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_seq_cst);
       ch.limit = ch.control->head.load(std::memory_order_acquire) + dom_.p().ring_cells;
-      if (ch.tail >= ch.limit) return nullptr;
+      if (ch.tail + reserve >= ch.limit) return nullptr;
     }
   }
   return &ch.cells[ch.tail & ring_mask_];
@@ -159,8 +167,7 @@ int engine::claim_slot(int dest) noexcept {
   // ACLMPL's allocation: a fetch-and-add on the receiver's counter names a slot; since slots are
   // freed out of order (messages are matched out of order), claim it, or the next free one, by CAS.
   const std::uint32_t n = dom_.p().eager_slots;
-  const std::uint64_t ticket =
-      dom_.pool(dest).ticket.fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t ticket = dom_.pool(dest).ticket.fetch_add(1, std::memory_order_relaxed);
   chunk_state* states = dom_.slot_states(dest);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t s = static_cast<std::uint32_t>((ticket + i) % n);
@@ -176,9 +183,9 @@ int engine::claim_slot(int dest) noexcept {
 
 bool engine::emit(int dest, request* r) {
   out_channel& ch = out_[dest];
-  cell* c = claim_cell(ch);
-  if (c == nullptr) return false;
   const bool sync = r->mode == send_mode::synchronous;
+  cell* c = claim_cell(ch, control_reserve_);
+  if (c == nullptr) return false;
   c->flags = sync ? flag::sync : 0;
   c->context = static_cast<std::uint16_t>(r->context);
   c->tag = r->tag;
@@ -204,8 +211,11 @@ bool engine::emit(int dest, request* r) {
     waits = true;
   }
   publish(ch, dest, c);
-  if (waits) r->st = state::in_flight;
-  else complete_send(r);
+  if (waits) {
+    r->st = state::in_flight;
+  } else {
+    complete_send(r);
+  }
   return true;
 }
 
@@ -221,14 +231,16 @@ void engine::write_control(cell* c, kind how, const unsigned char* body) noexcep
 void engine::send_control_bytes(int dest, kind how, const unsigned char* body) {
   out_channel& ch = out_[dest];
   if (ch.backlog.empty()) {
-    if (cell* c = claim_cell(ch)) {
+    if (cell* c = claim_cell(ch, 0)) {
       write_control(c, how, body);
       publish(ch, dest, c);
       return;
     }
     ++backlogged_;
   }
+  // The reserve is full (the peer has not drained its ring): queue it, and owe it until it is out.
   // Control cells do not take part in matching order, so they may overtake queued messages.
+  ++controls_owed_;
   pending p{nullptr, how, {}};
   std::memcpy(p.body, body, sizeof(p.body));
   ch.backlog.push_front(p);
@@ -242,10 +254,11 @@ bool engine::flush_backlog(int dest) {
     if (p.req) {
       if (!emit(dest, p.req)) break;
     } else {
-      cell* c = claim_cell(ch);
+      cell* c = claim_cell(ch, 0);
       if (c == nullptr) break;
       write_control(c, p.how, p.body);
       publish(ch, dest, c);
+      --controls_owed_;
     }
     ch.backlog.pop_front();
     worked = true;
@@ -282,10 +295,11 @@ request* engine::start_send(std::uint32_t context, const void* buf, std::size_t 
     // The copy travels on its own (detached); the caller gets a request that is already complete.
     if (bsend_used_ + bytes > bsend_limit_) {
       requests_.release(r);
-      base::fail(errc::buffer_exhausted,
-                 "buffered send on rank {} to rank {} (tag {}): {} bytes do not fit in the attached "
-                 "buffer ({} of {} bytes in use)",
-                 rank_, dest, tag, bytes, bsend_used_, bsend_limit_);
+      base::fail(
+          errc::buffer_exhausted,
+          "buffered send on rank {} to rank {} (tag {}): {} bytes do not fit in the attached "
+          "buffer ({} of {} bytes in use)",
+          rank_, dest, tag, bytes, bsend_used_, bsend_limit_);
     }
     r->owned = std::make_unique<std::byte[]>(std::max<std::size_t>(bytes, 1));
     if (bytes) std::memcpy(r->owned.get(), buf, bytes);
@@ -321,7 +335,7 @@ void engine::send(std::uint32_t context, const void* buf, std::size_t bytes, int
       (buf != nullptr || bytes == 0)) {
     out_channel& ch = out_[dest];
     if (ch.backlog.empty()) {
-      if (cell* c = claim_cell(ch)) {
+      if (cell* c = claim_cell(ch, control_reserve_)) {
         c->kind = static_cast<std::uint8_t>(kind::inline_data);
         c->flags = 0;
         c->context = static_cast<std::uint16_t>(context);
@@ -374,10 +388,12 @@ bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacit
                            int tag, status& out) {
   // A blocking receive from one source, with nothing posted and nothing held from that source, must
   // take the next message in that source's ring if it matches. When that message is an inline cell
-  // it is copied straight into the user's buffer: no request, no queue. Anything else, or no message
-  // within a short spin, goes the general way (which also keeps every other ring progressing).
-  if (source < 0 || source >= size_ || context > 0xffff || (tag != any_tag && (tag < 0 || tag > tag_ub)) ||
-      (buf == nullptr && capacity > 0) || backlogged_ > 0 || bounces_ > 0) {
+  // it is copied straight into the user's buffer: no request, no queue. Anything else, or no
+  // message within a short spin, goes the general way (which also keeps every other ring
+  // progressing).
+  if (source < 0 || source >= size_ || context > 0xffff ||
+      (tag != any_tag && (tag < 0 || tag > tag_ub)) || (buf == nullptr && capacity > 0) ||
+      backlogged_ > 0 || bounces_ > 0) {
     return false;
   }
   const context_queues& q = matcher_.queues(context);
@@ -430,10 +446,10 @@ void engine::deliver(request* r, const incoming& m) {
       if (dom_.single_copy()) {
         // The receiver-initiated zero-copy transfer: one copy from the sender's buffer into ours.
         const bool assisted = n >= tune_.assist_min && m.source != rank_;
-        const int err = assisted ? assisted_read(m.source, r, m, n)
-                        : n      ? dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address),
-                                                  r->buffer, n)
-                                 : 0;
+        const int err =
+            assisted ? assisted_read(m.source, r, m, n)
+            : n ? dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address), r->buffer, n)
+                : 0;
         if (err != 0) {
           r->result.error = errc::system;
           r->transferred = static_cast<std::size_t>(err);  // the errno, for the message
@@ -445,8 +461,10 @@ void engine::deliver(request* r, const incoming& m) {
       r->transferred = 0;
       r->st = state::in_flight;
       ++bounces_;
-      if (in_[m.source].bounce == nullptr) start_bounce_recv(m.source, r);
-      else in_[m.source].bounce_waiting.push_back(r);
+      if (in_[m.source].bounce == nullptr)
+        start_bounce_recv(m.source, r);
+      else
+        in_[m.source].bounce_waiting.push_back(r);
       return;
     default:
       break;
@@ -468,9 +486,10 @@ status engine::finish(request* r) {
   }
   std::string message;
   if (code == errc::truncated) {
-    message = fmt::format("{}: message truncated: {} bytes arrived from rank {} (tag {}) but the "
-                          "buffer holds {} bytes",
-                          describe(*r), r->message_bytes, r->result.source, r->result.tag, r->bytes);
+    message = fmt::format(
+        "{}: message truncated: {} bytes arrived from rank {} (tag {}) but the "
+        "buffer holds {} bytes",
+        describe(*r), r->message_bytes, r->result.source, r->result.tag, r->bytes);
   } else if (code == errc::system) {
     message = fmt::format("{}: single copy of {} bytes from rank {} failed: {}", describe(*r),
                           r->message_bytes, r->result.source,
@@ -622,9 +641,9 @@ bool engine::handle_cell(int source, cell& c) {
 }
 
 void engine::handle_stalled_controls(int source) {
-  // The unexpected store is full and a message blocks the head of this ring. Control cells behind it
-  // (acks, fins, clear-to-sends) must not wait for it, or two ranks could wait on each other: handle
-  // them now and mark them consumed.
+  // The unexpected store is full and a message blocks the head of this ring. Control cells behind
+  // it (acks, fins, clear-to-sends) must not wait for it, or two ranks could wait on each other:
+  // handle them now and mark them consumed.
   in_channel& ch = in_[source];
   for (std::uint64_t pos = ch.head + 1; pos < ch.head + dom_.p().ring_cells; ++pos) {
     cell& c = ch.cells[pos & ring_mask_];
@@ -705,17 +724,18 @@ void engine::assist_send(int dest, const cell& c) {
   const auto body = read_body<assist_body>(c);
   request* r = control_target(dest, body.cookie, "assist");
   if (body.bytes > r->bytes || body.chunk < 4096 || body.id == 0 || body.address == 0) {
-    corrupt(dest, fmt::format("assist of {} bytes in chunks of {} for a send of {} bytes", body.bytes,
-                              body.chunk, r->bytes));
+    corrupt(dest, fmt::format("assist of {} bytes in chunks of {} for a send of {} bytes",
+                              body.bytes, body.chunk, r->bytes));
   }
   fabric::shm::ring_control& pair = *out_[dest].control;
-  copy_claimed_chunks(pair, body.id, body.bytes, body.chunk, [&](std::uint64_t offset, std::size_t len) {
-    const int err = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
-                                    static_cast<const std::byte*>(r->buffer) + offset, len);
-    // Stored before this chunk counts as done, so the receiver sees it once everything is done.
-    if (err != 0) pair.assist_error.store(err, std::memory_order_relaxed);
-    return err;
-  });
+  copy_claimed_chunks(
+      pair, body.id, body.bytes, body.chunk, [&](std::uint64_t offset, std::size_t len) {
+        const int err = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
+                                        static_cast<const std::byte*>(r->buffer) + offset, len);
+        // Stored before this chunk counts as done, so the receiver sees it once everything is done.
+        if (err != 0) pair.assist_error.store(err, std::memory_order_relaxed);
+        return err;
+      });
 }
 
 template <class Copy>
@@ -727,7 +747,8 @@ int engine::copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t i
     std::uint64_t word = pair.assist_claim.load(std::memory_order_relaxed);
     const std::uint64_t k = word & 0xffffffffu;
     if ((word >> 32) != id || k >= chunks) break;  // another transfer, or nothing left
-    if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
+    if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel))
+      continue;
     const std::uint64_t offset = k * chunk;
     const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - offset));
     const int e = copy(offset, len);
@@ -755,8 +776,8 @@ bool engine::progress_bounce_send(int dest) {
     const auto k = static_cast<std::uint32_t>(ch.bounce_chunk % p.bounce_chunks);
     if (states[k].filled.load(std::memory_order_acquire) != 0) break;
     const std::size_t len = std::min<std::size_t>(p.bounce_chunk_bytes, r->bytes - r->transferred);
-    std::memcpy(dom_.bounce_chunk(dest, rank_, k), static_cast<const std::byte*>(r->buffer) + r->transferred,
-                len);
+    std::memcpy(dom_.bounce_chunk(dest, rank_, k),
+                static_cast<const std::byte*>(r->buffer) + r->transferred, len);
     states[k].filled.store(static_cast<std::uint32_t>(len + 1), std::memory_order_release);
     r->transferred += len;
     ++ch.bounce_chunk;

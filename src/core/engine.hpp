@@ -1,8 +1,8 @@
 // The communication kernel: one per process. It turns sends and receives into cells in the directed
-// pair rings of the fabric, picks a protocol by size (inline cell, eager slot, rendezvous with single
-// copy or the pipelined fallback), matches arrivals against posted receives, and drives everything
-// with one progress engine. Every blocking call waits through wait_until(): spin briefly, then sleep
-// on this rank's doorbell.
+// pair rings of the fabric, picks a protocol by size (inline cell, eager slot, rendezvous with
+// single copy or the pipelined fallback), matches arrivals against posted receives, and drives
+// everything with one progress engine. Every blocking call waits through wait_until(): spin
+// briefly, then sleep on this rank's doorbell.
 #pragma once
 
 #include <sched.h>
@@ -24,14 +24,17 @@ namespace rmpl::core {
 
 /// Thresholds and limits read once at start-up (RMPL_* variables).
 struct tuning {
-  std::size_t eager_max = 0;        ///< from the segment: larger messages go by rendezvous
-  std::size_t max_unexpected = 0;   ///< RMPL_UNEXPECTED_MAX descriptors
-  unsigned spin_polls = 0;          ///< RMPL_SPIN: empty polls before sleeping
-  bool yield_when_idle = false;     ///< RMPL_YIELD: give the core away between empty polls
+  std::size_t eager_max = 0;       ///< from the segment: larger messages go by rendezvous
+  std::size_t max_unexpected = 0;  ///< RMPL_UNEXPECTED_MAX descriptors
+  unsigned spin_polls = 0;         ///< RMPL_SPIN: empty polls before sleeping
+  bool yield_when_idle = false;    ///< RMPL_YIELD: give the core away between empty polls
   std::size_t drain_batch = 0;
   unsigned fast_polls = 0;
-  std::size_t assist_min = 0;       ///< RMPL_ASSIST_MIN: rendezvous this large are copied by both sides
-  std::size_t assist_chunk = 0;     ///< RMPL_ASSIST_CHUNK: the unit either side claims          ///< polls of one ring by a blocking receive before the general path      ///< cells taken from one ring per pass (fairness between sources)
+  std::size_t assist_min = 0;  ///< RMPL_ASSIST_MIN: rendezvous this large are copied by both sides
+  std::size_t assist_chunk =
+      0;  ///< RMPL_ASSIST_CHUNK: the unit either side claims          ///< polls of one ring by a
+          ///< blocking receive before the general path      ///< cells taken from one ring per pass
+          ///< (fairness between sources)
 };
 
 class engine {
@@ -75,19 +78,27 @@ class engine {
 
   void attach_buffer(std::size_t bytes) noexcept { bsend_limit_ = bytes; }
 
-  /// One pass over every incoming ring, outgoing backlog and bounce transfer; true if anything moved.
+  /// One pass over every incoming ring, outgoing backlog and bounce transfer; true if anything
+  /// moved.
   bool progress();
 
-  /// The one waiting mechanism: progress until done() holds, spinning briefly, then sleeping on this
-  /// rank's doorbell. done() is called once after each progress pass and never again once it has
-  /// returned true. Throws errc::dead_rank when a rank of the job has died.
+  /// The one waiting mechanism: progress until done() holds, spinning briefly, then sleeping on
+  /// this rank's doorbell. done() is asked after each progress pass until it returns true, never
+  /// again after that. Throws errc::dead_rank when a rank of the job has died.
   template <class Done>
   void wait_until(Done&& done) {
-    if (done()) return;
+    // Finished once done() has said so (it is not asked again: a predicate may consume what it
+    // finds) and every control cell this rank owes its peers is out.
+    bool said_done = false;
+    auto finished = [&] {
+      if (!said_done) said_done = done();
+      return said_done && controls_owed_ == 0;
+    };
+    if (finished()) return;
     unsigned idle = 0;
     for (;;) {
       const bool worked = progress();
-      if (done()) return;
+      if (finished()) return;
       if (worked) {
         idle = 0;
         continue;
@@ -98,10 +109,10 @@ class engine {
       }
       const std::uint32_t bell = dom_.prepare_sleep();
       const bool moved = progress();
-      const bool finished = done();  // evaluated once: a predicate may consume what it finds
-      if (moved || finished) {
+      const bool over = finished();
+      if (moved || over) {
         dom_.cancel_sleep();
-        if (finished) return;
+        if (over) return;
         idle = 0;
         continue;
       }
@@ -133,7 +144,7 @@ class engine {
   struct in_channel {
     cell* cells = nullptr;
     fabric::shm::ring_control* control = nullptr;
-    std::uint64_t head = 0;  ///< cells consumed so far
+    std::uint64_t head = 0;     ///< cells consumed so far
     request* bounce = nullptr;  ///< a receive being filled from the bounce buffers
     std::uint64_t bounce_chunk = 0;
     std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers
@@ -169,7 +180,8 @@ class engine {
                   int tag) const;
 
   // sending
-  cell* claim_cell(out_channel& ch) noexcept;
+  /// A free cell of the ring, or nullptr; messages leave `reserve` cells free for control cells.
+  cell* claim_cell(out_channel& ch, std::uint64_t reserve) noexcept;
   void publish(out_channel& ch, int dest, cell* c) noexcept;
   bool emit(int dest, request* r);
   template <class Body>
@@ -212,6 +224,11 @@ class engine {
   int size_;
   tuning tune_;
   std::uint64_t ring_mask_;
+  // Control cells (ack, fin, cts, assist) complete a peer's request, so this rank must not leave
+  // the library while one is queued here for want of room: messages leave the last control_reserve_
+  // cells of every ring to them, and every wait also waits until controls_owed_ is zero.
+  std::uint64_t control_reserve_ = 2;
+  std::size_t controls_owed_ = 0;  ///< control cells queued in backlogs
   std::vector<out_channel> out_;
   std::vector<in_channel> in_;
   request_table requests_;

@@ -1,5 +1,5 @@
-// An intrusive doubly-linked list: queues of requests and unexpected messages link their own elements,
-// so posting, matching and cancelling never allocate.
+// An intrusive doubly-linked list: queues of requests and unexpected messages link their own
+// elements, so posting, matching and cancelling never allocate.
 #pragma once
 
 namespace rmpl::core {
@@ -12,15 +12,21 @@ class ilist {
   void push_back(T* t) noexcept {
     t->next = nullptr;
     t->prev = tail_;
-    if (tail_) tail_->next = t;
-    else head_ = t;
+    if (tail_)
+      tail_->next = t;
+    else
+      head_ = t;
     tail_ = t;
   }
   void erase(T* t) noexcept {
-    if (t->prev) t->prev->next = t->next;
-    else head_ = t->next;
-    if (t->next) t->next->prev = t->prev;
-    else tail_ = t->prev;
+    if (t->prev)
+      t->prev->next = t->next;
+    else
+      head_ = t->next;
+    if (t->next)
+      t->next->prev = t->prev;
+    else
+      tail_ = t->prev;
     t->next = t->prev = nullptr;
   }
   template <class F>

@@ -5,19 +5,25 @@
 namespace rmpl::core {
 namespace {
 
-bool tag_accepts(int wanted, int tag) noexcept { return wanted == any_tag || wanted == tag; }
+bool tag_accepts(int wanted, int tag) noexcept {
+  return wanted == any_tag || wanted == tag;
+}
 
 }  // namespace
 
 void context_queues::post(request* r) {
-  if (r->peer == any_source) posted_any_.push_back(r);
-  else posted_[r->peer].push_back(r);
+  if (r->peer == any_source)
+    posted_any_.push_back(r);
+  else
+    posted_[r->peer].push_back(r);
   ++posted_count_;
 }
 
 void context_queues::unpost(request* r) noexcept {
-  if (r->peer == any_source) posted_any_.erase(r);
-  else posted_[r->peer].erase(r);
+  if (r->peer == any_source)
+    posted_any_.erase(r);
+  else
+    posted_[r->peer].erase(r);
   --posted_count_;
 }
 

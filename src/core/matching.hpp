@@ -1,7 +1,8 @@
 // Matching: the posted-receive and unexpected-message queues of one context, binned per source (the
-// Communication Kernel's hash per sender). Posting and arrival orders are numbered so that any_source
-// and any_tag receives still obey MPI's non-overtaking rule: a message matches the earliest-posted
-// receive that accepts it, and a receive takes the earliest-arrived message it accepts.
+// Communication Kernel's hash per sender). Posting and arrival orders are numbered so that
+// any_source and any_tag receives still obey MPI's non-overtaking rule: a message matches the
+// earliest-posted receive that accepts it, and a receive takes the earliest-arrived message it
+// accepts.
 #pragma once
 
 #include <cstddef>
@@ -16,9 +17,9 @@
 
 namespace rmpl::core {
 
-/// A message that arrived before its receive was posted. Inline payloads are copied here; eager ones
-/// stay in their slot and rendezvous ones in the sender's memory, so memory stays bounded by the
-/// number of descriptors (RMPL_UNEXPECTED_MAX) and the slot pool.
+/// A message that arrived before its receive was posted. Inline payloads are copied here; eager
+/// ones stay in their slot and rendezvous ones in the sender's memory, so memory stays bounded by
+/// the number of descriptors (RMPL_UNEXPECTED_MAX) and the slot pool.
 struct unexpected {
   unexpected* next = nullptr;
   unexpected* prev = nullptr;
@@ -68,7 +69,8 @@ class context_queues {
 /// Every context's queues, and the bounded store of unexpected descriptors.
 class matcher {
  public:
-  matcher(int nranks, std::size_t max_unexpected) : nranks_(nranks), max_unexpected_(max_unexpected) {}
+  matcher(int nranks, std::size_t max_unexpected)
+      : nranks_(nranks), max_unexpected_(max_unexpected) {}
 
   context_queues& queues(std::uint32_t context) {
     if (context >= contexts_.size()) contexts_.resize(context + 1);
@@ -76,7 +78,8 @@ class matcher {
     if (!q) q = std::make_unique<context_queues>(nranks_);
     return *q;
   }
-  /// A fresh descriptor, or nullptr when RMPL_UNEXPECTED_MAX are in use (the ring then holds the rest).
+  /// A fresh descriptor, or nullptr when RMPL_UNEXPECTED_MAX are in use (the ring then holds the
+  /// rest).
   unexpected* allocate() {
     if (in_use_ >= max_unexpected_) return nullptr;
     ++in_use_;

@@ -1,6 +1,6 @@
-// A request: the state machine of one send or receive (after MPIN). Requests live in a table owned by
-// the engine; users and peers name them by id (table index + generation), so a stale or forged id is
-// recognised instead of dereferenced.
+// A request: the state machine of one send or receive (after MPIN). Requests live in a table owned
+// by the engine; users and peers name them by id (table index + generation), so a stale or forged
+// id is recognised instead of dereferenced.
 #pragma once
 
 #include <cstddef>
@@ -41,9 +41,9 @@ struct request {
   std::size_t bytes = 0;  ///< send: message size; recv: buffer capacity
   std::uint64_t post_order = 0;
   status result;
-  std::size_t message_bytes = 0;  ///< recv: the size the sender sent (for truncation reports)
-  std::size_t transferred = 0;    ///< bounce transfers: bytes moved so far
-  std::uint64_t peer_cookie = 0;  ///< recv in a bounce transfer: the sender's request
+  std::size_t message_bytes = 0;       ///< recv: the size the sender sent (for truncation reports)
+  std::size_t transferred = 0;         ///< bounce transfers: bytes moved so far
+  std::uint64_t peer_cookie = 0;       ///< recv in a bounce transfer: the sender's request
   std::unique_ptr<std::byte[]> owned;  ///< buffered send: the copy being sent
 
   request_id id() const noexcept { return (std::uint64_t{generation} << 32) | (index + 1u); }

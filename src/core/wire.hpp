@@ -1,6 +1,6 @@
-// What the kernel writes into a ring cell (fabric::shm::cell): the envelope {context, source (the ring
-// it arrived on), tag, size} and a protocol-specific body. Every field is checked by the receiver
-// before use (see engine::validate), since a cell is memory another process wrote.
+// What the kernel writes into a ring cell (fabric::shm::cell): the envelope {context, source (the
+// ring it arrived on), tag, size} and a protocol-specific body. Every field is checked by the
+// receiver before use (see engine::validate), since a cell is memory another process wrote.
 #pragma once
 
 #include <cstdint>
@@ -15,13 +15,13 @@ using fabric::shm::cell;
 enum class kind : std::uint8_t {
   none = 0,
   inline_data = 1,  ///< the payload is in the cell body (MPIN's control message area)
-  eager = 2,        ///< the payload is in a slot of the receiver's eager pool (ACLMPL async protocol)
-  rts = 3,          ///< request to send: the receiver pulls the payload once matched (rendezvous)
-  ack = 4,          ///< a synchronous send's message has been matched
-  fin = 5,          ///< the receiver has pulled a rendezvous payload: the sender may reuse its buffer
-  cts = 6,          ///< clear to send through the pair's bounce buffers (the fallback copy path)
-  consumed = 7,     ///< a control cell the receiver already handled out of order (flow control)
-  assist = 8,       ///< the receiver asks the sender to copy chunks of a rendezvous too
+  eager = 2,     ///< the payload is in a slot of the receiver's eager pool (ACLMPL async protocol)
+  rts = 3,       ///< request to send: the receiver pulls the payload once matched (rendezvous)
+  ack = 4,       ///< a synchronous send's message has been matched
+  fin = 5,       ///< the receiver has pulled a rendezvous payload: the sender may reuse its buffer
+  cts = 6,       ///< clear to send through the pair's bounce buffers (the fallback copy path)
+  consumed = 7,  ///< a control cell the receiver already handled out of order (flow control)
+  assist = 8,    ///< the receiver asks the sender to copy chunks of a rendezvous too
 };
 
 enum flag : std::uint8_t {
@@ -44,8 +44,8 @@ struct rts_body {
   std::uint64_t address;  // the payload in the sender's memory
 };
 struct control_body {
-  std::uint64_t cookie;        // the request the control cell is about (at its destination)
-  std::uint64_t peer_cookie;   // cts: the receiver's request
+  std::uint64_t cookie;       // the request the control cell is about (at its destination)
+  std::uint64_t peer_cookie;  // cts: the receiver's request
 };
 
 struct assist_body {

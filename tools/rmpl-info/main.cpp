@@ -24,8 +24,9 @@ int main() {
                fabric.single_copy_reason());
     fmt::print("inline max          {} bytes (one 64-byte cell per message)\n",
                rmpl::core::inline_capacity);
-    fmt::print("eager max           {} bytes (RMPL_EAGER_MAX), {} slots per rank (RMPL_EAGER_SLOTS)\n",
-               t.eager_max, p.eager_slots);
+    fmt::print(
+        "eager max           {} bytes (RMPL_EAGER_MAX), {} slots per rank (RMPL_EAGER_SLOTS)\n",
+        t.eager_max, p.eager_slots);
     fmt::print("rendezvous          above {} bytes, {}\n", t.eager_max,
                fabric.single_copy() ? "single copy by the receiver"
                                     : fmt::format("pipelined through {} x {} byte bounce chunks",

@@ -61,8 +61,8 @@ domain::domain() {
   head_ = &map_->head();
   p_ = head_->p;
   if (static_cast<int>(p_.nranks) != size_) {
-    base::fail(errc::invalid_argument, "the job segment is for {} ranks but RMPL_SIZE={}", p_.nranks,
-               size_);
+    base::fail(errc::invalid_argument, "the job segment is for {} ranks but RMPL_SIZE={}",
+               p_.nranks, size_);
   }
   const layout l(p_);
   infos_ = reinterpret_cast<rank_info*>(map_->base() + l.rank_info_offset);
@@ -109,7 +109,8 @@ std::string domain::describe_death(int r) const {
   if (r < 0 || r >= size_) return "an unknown rank died";
   const int st = infos_[r].exit_status.load(std::memory_order_relaxed);
   if (WIFSIGNALED(st)) {
-    return fmt::format("rank {} was killed by signal {} ({})", r, WTERMSIG(st), ::strsignal(WTERMSIG(st)));
+    return fmt::format("rank {} was killed by signal {} ({})", r, WTERMSIG(st),
+                       ::strsignal(WTERMSIG(st)));
   }
   if (WIFEXITED(st)) return fmt::format("rank {} exited with status {}", r, WEXITSTATUS(st));
   return fmt::format("rank {} died", r);
@@ -152,8 +153,8 @@ void domain::probe_single_copy() {
   if (wanted != 0) {
     const int peer = (rank_ + 1) % size_;
     std::uint64_t value = 0;
-    const void* where = reinterpret_cast<const void*>(
-        infos_[peer].probe_address.load(std::memory_order_relaxed));
+    const void* where =
+        reinterpret_cast<const void*>(infos_[peer].probe_address.load(std::memory_order_relaxed));
     mine = read_from_process(pids_[peer], where, &value, sizeof(value));
     if (mine == 0 && value != (probe_magic ^ static_cast<std::uint64_t>(peer))) mine = EFAULT;
   }
@@ -164,8 +165,8 @@ void domain::probe_single_copy() {
     if (infos_[r].single_copy.load(std::memory_order_acquire) != 1) single_copy_error_ = -2;
   }
   if (wanted == 1 && single_copy_error_ != 0) {
-    base::fail(errc::system, "RMPL_SINGLE_COPY=1 but single copy is unavailable on rank {}: {}", rank_,
-               single_copy_reason());
+    base::fail(errc::system, "RMPL_SINGLE_COPY=1 but single copy is unavailable on rank {}: {}",
+               rank_, single_copy_reason());
   }
 }
 
@@ -177,7 +178,8 @@ int domain::read_peer(int peer, const void* remote, void* local, std::size_t byt
   return read_from_process(pids_[peer], remote, local, bytes);
 }
 
-int domain::write_peer(int peer, void* remote, const void* local, std::size_t bytes) const noexcept {
+int domain::write_peer(int peer, void* remote, const void* local,
+                       std::size_t bytes) const noexcept {
   return write_to_process(pids_[peer], remote, local, bytes);
 }
 

@@ -1,5 +1,5 @@
-// The one-sided layer on one host: this rank's view of the job segment. Everything above (core) reaches
-// peers only through it: areas in the symmetric segment where bytes are put, words that are
+// The one-sided layer on one host: this rank's view of the job segment. Everything above (core)
+// reaches peers only through it: areas in the symmetric segment where bytes are put, words that are
 // fetch-added or compare-exchanged, single-copy reads of a peer's private memory, and the doorbells
 // on which every wait of the library sleeps.
 #pragma once
@@ -20,9 +20,9 @@ namespace rmpl::fabric::shm {
 
 class domain {
  public:
-  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or creates a job of one rank when they
-  /// are absent (a program started without rmplrun). Waits until every rank has joined and agrees on
-  /// single copy. Throws rmpl::error.
+  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or creates a job of one rank when
+  /// they are absent (a program started without rmplrun). Waits until every rank has joined and
+  /// agrees on single copy. Throws rmpl::error.
   domain();
   ~domain();
   domain(const domain&) = delete;
@@ -35,30 +35,35 @@ class domain {
   // ---- areas (symmetric: computed from ranks alone) ----
   rank_info& info(int r) const noexcept { return infos_[r]; }
   ring_control& ring(int dst, int src) const noexcept {
-    return *reinterpret_cast<ring_control*>(rings_ + (std::size_t(dst) * size_ + src) * ring_bytes_);
+    return *reinterpret_cast<ring_control*>(rings_ +
+                                            (std::size_t(dst) * size_ + src) * ring_bytes_);
   }
   cell* ring_cells(int dst, int src) const noexcept {
-    return reinterpret_cast<cell*>(reinterpret_cast<std::byte*>(&ring(dst, src)) + sizeof(ring_control));
+    return reinterpret_cast<cell*>(reinterpret_cast<std::byte*>(&ring(dst, src)) +
+                                   sizeof(ring_control));
   }
   pool_control& pool(int dst) const noexcept {
     return *reinterpret_cast<pool_control*>(pools_ + std::size_t(dst) * pool_bytes_);
   }
   chunk_state* slot_states(int dst) const noexcept {
-    return reinterpret_cast<chunk_state*>(reinterpret_cast<std::byte*>(&pool(dst)) + sizeof(pool_control));
+    return reinterpret_cast<chunk_state*>(reinterpret_cast<std::byte*>(&pool(dst)) +
+                                          sizeof(pool_control));
   }
   std::byte* slot(int dst, std::uint32_t i) const noexcept {
     return reinterpret_cast<std::byte*>(slot_states(dst) + p_.eager_slots) +
            std::size_t(i) * p_.eager_slot_bytes;
   }
   chunk_state* bounce_states(int dst, int src) const noexcept {
-    return reinterpret_cast<chunk_state*>(bounces_ + (std::size_t(dst) * size_ + src) * bounce_bytes_);
+    return reinterpret_cast<chunk_state*>(bounces_ +
+                                          (std::size_t(dst) * size_ + src) * bounce_bytes_);
   }
   std::byte* bounce_chunk(int dst, int src, std::uint32_t i) const noexcept {
     return reinterpret_cast<std::byte*>(bounce_states(dst, src) + p_.bounce_chunks) +
            std::size_t(i) * p_.bounce_chunk_bytes;
   }
 
-  // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed ----
+  // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed
+  // ----
   /// Wakes `peer` if it sleeps. Call after publishing anything `peer` may wait for.
   void notify(int peer) const noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
@@ -83,9 +88,7 @@ class domain {
 
   // ---- liveness ----
   /// The first rank the launcher saw die, or -1.
-  int failed_rank() const noexcept {
-    return head_->failed_rank.load(std::memory_order_acquire);
-  }
+  int failed_rank() const noexcept { return head_->failed_rank.load(std::memory_order_acquire); }
   /// "rank 3 was killed by signal 9 (Killed)" or "rank 2 exited with status 1".
   std::string describe_death(int r) const;
 

@@ -1,7 +1,7 @@
-// The job segment's layout: one shared mapping, the same in every rank, in which every rank finds every
-// other rank's areas at offsets computed from ranks alone (a symmetric layout, as SHMEM's). Ownership of
-// each word (who writes it) is noted beside it; everything a peer writes is read with acquire and is
-// checked before use by whoever reads it.
+// The job segment's layout: one shared mapping, the same in every rank, in which every rank finds
+// every other rank's areas at offsets computed from ranks alone (a symmetric layout, as SHMEM's).
+// Ownership of each word (who writes it) is noted beside it; everything a peer writes is read with
+// acquire and is checked before use by whoever reads it.
 #pragma once
 
 #include <atomic>
@@ -20,7 +20,7 @@ struct params {
   std::uint32_t ring_cells = 128;          ///< cells per directed pair ring (power of two)
   std::uint32_t eager_slots = 64;          ///< eager slots per receiver
   std::uint32_t eager_slot_bytes = 16384;  ///< bytes per eager slot: the eager/rendezvous threshold
-  std::uint32_t bounce_chunks = 4;         ///< pipelined-copy chunks per directed pair (fallback path)
+  std::uint32_t bounce_chunks = 4;  ///< pipelined-copy chunks per directed pair (fallback path)
   std::uint32_t bounce_chunk_bytes = 65536;
 };
 
@@ -51,17 +51,17 @@ struct alignas(cache_line) header {
   params p;
   std::uint64_t total_bytes;
   std::uint64_t rank_info_offset;
-  std::uint64_t ring_offset, ring_bytes;      // ring(dst, src) = ring_offset + (dst*n + src)*ring_bytes
-  std::uint64_t pool_offset, pool_bytes;      // pool(dst) = pool_offset + dst*pool_bytes
-  std::uint64_t bounce_offset, bounce_bytes;  // bounce(dst, src) likewise
+  std::uint64_t ring_offset, ring_bytes;  // ring(dst, src) = ring_offset + (dst*n + src)*ring_bytes
+  std::uint64_t pool_offset, pool_bytes;  // pool(dst) = pool_offset + dst*pool_bytes
+  std::uint64_t bounce_offset, bounce_bytes;                          // bounce(dst, src) likewise
   alignas(cache_line) std::atomic<std::uint32_t> barrier_arrived{0};  // every rank fetch_adds
   std::atomic<std::uint32_t> barrier_generation{0};                   // the last to arrive bumps it
   alignas(cache_line) std::atomic<std::int32_t> failed_rank{-1};      // launcher: first dead rank
 };
 
 /// One 64-byte message cell of a directed pair ring. The sender fills everything but `seq`, then
-/// stores `seq` with release (MPICH-T3D's lesson: the flag is written last); the receiver loads `seq`
-/// with acquire and only then reads the rest.
+/// stores `seq` with release (MPICH-T3D's lesson: the flag is written last); the receiver loads
+/// `seq` with acquire and only then reads the rest.
 struct alignas(cache_line) cell {
   std::atomic<std::uint32_t> seq;  // (position + 1) truncated: valid only for the expected lap
   std::uint8_t kind;

@@ -16,10 +16,14 @@
 namespace rmpl::fabric::shm {
 namespace {
 
-constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t to) { return (n + to - 1) / to * to; }
+constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t to) {
+  return (n + to - 1) / to * to;
+}
 constexpr std::uint64_t page = 4096;
 
-bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+bool is_power_of_two(std::uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 }  // namespace
 
@@ -33,9 +37,9 @@ layout::layout(const params& prm) : p(prm) {
                             std::uint64_t{p.eager_slots} * p.eager_slot_bytes,
                         page);
   bounce_offset = round_up(pool_offset + n * pool_bytes, page);
-  bounce_bytes = round_up(p.bounce_chunks * sizeof(chunk_state) +
-                              std::uint64_t{p.bounce_chunks} * p.bounce_chunk_bytes,
-                          page);
+  bounce_bytes = round_up(
+      p.bounce_chunks * sizeof(chunk_state) + std::uint64_t{p.bounce_chunks} * p.bounce_chunk_bytes,
+      page);
   total_bytes = bounce_offset + n * n * bounce_bytes;
 }
 
@@ -50,11 +54,11 @@ params params_from_env(int nranks) {
     base::fail(errc::invalid_argument, "RMPL_RING_CELLS={} must be a power of two", p.ring_cells);
   }
   p.eager_slots = static_cast<std::uint32_t>(base::env_size("RMPL_EAGER_SLOTS", 64, 1, 1u << 16));
-  p.eager_slot_bytes =
-      static_cast<std::uint32_t>(round_up(base::env_size("RMPL_EAGER_MAX", 16384, 64, 1u << 24), 64));
+  p.eager_slot_bytes = static_cast<std::uint32_t>(
+      round_up(base::env_size("RMPL_EAGER_MAX", 16384, 64, 1u << 24), 64));
   p.bounce_chunks = static_cast<std::uint32_t>(base::env_size("RMPL_BOUNCE_CHUNKS", 4, 2, 64));
-  p.bounce_chunk_bytes =
-      static_cast<std::uint32_t>(round_up(base::env_size("RMPL_BOUNCE_CHUNK", 65536, 4096, 1u << 24), 64));
+  p.bounce_chunk_bytes = static_cast<std::uint32_t>(
+      round_up(base::env_size("RMPL_BOUNCE_CHUNK", 65536, 4096, 1u << 24), 64));
   return p;
 }
 
@@ -93,8 +97,8 @@ int create_job_segment(int nranks) {
 void mark_rank_dead(int fd, int rank, int wait_status) noexcept {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < sizeof(header)) return;
-  void* mem = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED,
-                     fd, 0);
+  void* mem = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE,
+                     MAP_SHARED, fd, 0);
   if (mem == MAP_FAILED) return;
   auto* h = static_cast<header*>(mem);
   const layout l(h->p);
@@ -134,7 +138,8 @@ mapping::mapping(int fd) {
   if (l.total_bytes != h.total_bytes || l.total_bytes > bytes_ || l.ring_offset != h.ring_offset ||
       l.pool_offset != h.pool_offset || l.bounce_offset != h.bounce_offset) {
     ::munmap(mem, bytes_);
-    base::fail(errc::internal, "the job segment's header disagrees with its size ({} bytes)", bytes_);
+    base::fail(errc::internal, "the job segment's header disagrees with its size ({} bytes)",
+               bytes_);
   }
 }
 

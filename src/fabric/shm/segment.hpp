@@ -1,7 +1,8 @@
-// Creating and mapping the job segment. The launcher creates it with create_job_segment() and hands the
-// descriptor to every rank (inherited across exec, named in RMPL_SHM_FD). It is an anonymous memfd:
-// no name in /dev/shm, so nothing is left behind whatever way the job ends. Pages materialise only when
-// touched, so unused areas (a fallback path's bounce buffers, say) cost no memory.
+// Creating and mapping the job segment. The launcher creates it with create_job_segment() and hands
+// the descriptor to every rank (inherited across exec, named in RMPL_SHM_FD). It is an anonymous
+// memfd: no name in /dev/shm, so nothing is left behind whatever way the job ends. Pages
+// materialise only when touched, so unused areas (a fallback path's bounce buffers, say) cost no
+// memory.
 #pragma once
 
 #include <cstddef>
@@ -12,15 +13,16 @@
 namespace rmpl::fabric::shm {
 
 /// The segment parameters for a job of `nranks`, from RMPL_RING_CELLS, RMPL_EAGER_SLOTS,
-/// RMPL_EAGER_MAX, RMPL_BOUNCE_CHUNKS and RMPL_BOUNCE_CHUNK (invalid values throw, naming the variable).
+/// RMPL_EAGER_MAX, RMPL_BOUNCE_CHUNKS and RMPL_BOUNCE_CHUNK (invalid values throw, naming the
+/// variable).
 params params_from_env(int nranks);
 
 /// Creates and initialises the segment of a job of `nranks` ranks; returns its descriptor, which is
 /// NOT close-on-exec so that the ranks inherit it. Throws rmpl::error on failure.
 int create_job_segment(int nranks);
 
-/// Marks `rank` dead in the segment (its wait status is `wait_status`) and wakes every rank, so that
-/// peers blocked on it report an error instead of waiting. For the launcher.
+/// Marks `rank` dead in the segment (its wait status is `wait_status`) and wakes every rank, so
+/// that peers blocked on it report an error instead of waiting. For the launcher.
 void mark_rank_dead(int fd, int rank, int wait_status) noexcept;
 
 /// A mapped segment.

@@ -15,7 +15,8 @@ namespace {
 /// Moves `bytes` between `local` and `remote` in `pid` with process_vm_readv or _writev (`call`),
 /// resuming after interruptions and partial transfers.
 template <class Call>
-int copy_with(Call call, pid_t pid, char* local, std::uintptr_t remote, std::size_t bytes) noexcept {
+int copy_with(Call call, pid_t pid, char* local, std::uintptr_t remote,
+              std::size_t bytes) noexcept {
   while (bytes > 0) {
     // The kernel copies at most MAX_RW_COUNT (about 2 GiB) per call and may stop early.
     const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);

@@ -1,6 +1,6 @@
-// Single copy between processes with Linux cross-memory attach (process_vm_readv): the modern form of
-// the seeds' put straight into the receiver's buffer. The kernel may refuse it (containers, Yama,
-// another user); rmpl then uses the pipelined copy through shared bounce buffers instead.
+// Single copy between processes with Linux cross-memory attach (process_vm_readv): the modern form
+// of the seeds' put straight into the receiver's buffer. The kernel may refuse it (containers,
+// Yama, another user); rmpl then uses the pipelined copy through shared bounce buffers instead.
 #pragma once
 
 #include <sys/types.h>
@@ -10,10 +10,12 @@
 
 namespace rmpl::fabric::shm {
 
-/// Copies `bytes` from `remote` in process `pid` into `local`. Returns 0 or the errno that stopped it.
+/// Copies `bytes` from `remote` in process `pid` into `local`. Returns 0 or the errno that stopped
+/// it.
 int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept;
 
-/// Copies `bytes` from `local` to `remote` in process `pid`. Returns 0 or the errno that stopped it.
+/// Copies `bytes` from `local` to `remote` in process `pid`. Returns 0 or the errno that stopped
+/// it.
 int write_to_process(pid_t pid, void* remote, const void* local, std::size_t bytes) noexcept;
 
 /// Lets any process of ours read this one's memory even under Yama's ptrace_scope=1.
