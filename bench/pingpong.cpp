@@ -26,7 +26,9 @@
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <string_view>
+#include <optional>
+
+#include "timing.hpp"
 
 namespace {
 
@@ -150,19 +152,13 @@ int run(int argc, char** argv) {
   const auto w = s.world();
   const int rank = w.rank();
   const int size = w.size();
-  double target = 0.2;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      target = 0.05;
-    } else if (arg == "--time" && i + 1 < argc) {
-      target = std::atof(argv[++i]);
-    } else {
-      if (rank == 0)
-        std::fprintf(stderr, "usage: %s [--quick] [--time seconds-per-point]\n", argv[0]);
-      return 2;
-    }
+  const std::optional<double> chosen = rmpl_bench::target_seconds(argc, argv);
+  if (!chosen) {
+    if (rank == 0)
+      std::fprintf(stderr, "usage: %s [--quick] [--time seconds-per-point]\n", argv[0]);
+    return 2;
   }
+  const double target = *chosen;
   if (size < 2) {
     if (rank == 0) std::fprintf(stderr, "pingpong needs at least 2 ranks (rmplrun -n 2 ...)\n");
     return 2;

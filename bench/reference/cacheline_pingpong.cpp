@@ -18,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
-#include <string_view>
+#include <optional>
+
+#include "timing.hpp"
 
 namespace {
 
@@ -48,18 +50,12 @@ bool pin(int cpu) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  double target = 0.2;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      target = 0.05;
-    } else if (arg == "--time" && i + 1 < argc) {
-      target = std::atof(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--time seconds]\n", argv[0]);
-      return 2;
-    }
+  const std::optional<double> chosen = rmpl_bench::target_seconds(argc, argv);
+  if (!chosen) {
+    std::fprintf(stderr, "usage: %s [--quick] [--time seconds]\n", argv[0]);
+    return 2;
   }
+  const double target = *chosen;
   const int cpu0 = nth_allowed_cpu(0);
   const int cpu1 = nth_allowed_cpu(1);
   if (cpu0 < 0 || cpu1 < 0) {
@@ -114,16 +110,7 @@ int main(int argc, char** argv) {
     }
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
-  // Warm-up and calibration: double the count until a run takes a tenth of the target.
-  long n = 1;
-  double t = run(n);
-  while (t < target / 10) {
-    n *= 2;
-    t = run(n);
-  }
-  long iters = static_cast<long>(static_cast<double>(n) * target / t);
-  if (iters < 2) iters = 2;
-  t = run(iters);
+  const auto [iters, t] = rmpl_bench::calibrated(run, target);
   l->value.store(UINT64_MAX, std::memory_order_release);
   int status = 0;
   waitpid(child, &status, 0);

@@ -9,21 +9,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
+#include <optional>
+
+#include "timing.hpp"
 
 int main(int argc, char** argv) {
-  double target = 0.2;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      target = 0.05;
-    } else if (arg == "--time" && i + 1 < argc) {
-      target = std::atof(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--time seconds]\n", argv[0]);
-      return 2;
-    }
+  const std::optional<double> chosen = rmpl_bench::target_seconds(argc, argv);
+  if (!chosen) {
+    std::fprintf(stderr, "usage: %s [--quick] [--time seconds]\n", argv[0]);
+    return 2;
   }
+  const double target = *chosen;
   constexpr std::size_t bytes = std::size_t{16} * 1024 * 1024;
   auto* a = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
   auto* b = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
@@ -46,16 +42,7 @@ int main(int argc, char** argv) {
     }
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
-  // Warm-up and calibration: double the count until a run takes a tenth of the target.
-  long n = 1;
-  double t = copy(n);
-  while (t < target / 10) {
-    n *= 2;
-    t = copy(n);
-  }
-  long iters = static_cast<long>(static_cast<double>(n) * target / t);
-  if (iters < 2) iters = 2;
-  t = copy(iters);
+  const auto [iters, t] = rmpl_bench::calibrated(copy, target);
   // Keep the copies observable.
   unsigned sum = 0;
   for (std::size_t i = 0; i < bytes; i += 4096) sum += a[i] + b[i];
