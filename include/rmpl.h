@@ -68,6 +68,93 @@ int rmpl_test(rmpl_handle* handle, int* done, rmpl_status* status);
 int rmpl_wait(rmpl_handle* handle, rmpl_status* status);
 int rmpl_wait_all(rmpl_handle* handles, size_t count);
 
+/* ---- Global operations (on every rank of the job, called by all in the same order) ----
+ * Sizes are in bytes, except for reductions, which count elements of the operation's type. The
+ * i-forms start the operation and return a handle to test or wait like any other. */
+
+/* Element types of the built-in reduction operators. RMPL_FLOAT_INT and friends are
+ * {value; int index} pairs for RMPL_MINLOC / RMPL_MAXLOC. */
+typedef enum rmpl_type {
+  RMPL_TYPE_NONE = 0,
+  RMPL_INT8, RMPL_INT16, RMPL_INT32, RMPL_INT64,
+  RMPL_UINT8, RMPL_UINT16, RMPL_UINT32, RMPL_UINT64,
+  RMPL_FLOAT, RMPL_DOUBLE, RMPL_LONG_DOUBLE, RMPL_BOOL,
+  RMPL_SHORT_INT, RMPL_INT_INT, RMPL_LONG_INT, RMPL_FLOAT_INT, RMPL_DOUBLE_INT,
+  RMPL_LONG_DOUBLE_INT
+} rmpl_type;
+
+/* Reduction operators: the built-ins, or one made by rmpl_op_create. */
+typedef int rmpl_op;
+enum {
+  RMPL_SUM = 1, RMPL_PROD, RMPL_MIN, RMPL_MAX, RMPL_LAND, RMPL_LOR, RMPL_LXOR, RMPL_BAND,
+  RMPL_BOR, RMPL_BXOR, RMPL_MINLOC, RMPL_MAXLOC
+};
+
+/* A user reduction (as ACLMPL allowed): inout[i] = in[i] op inout[i] for i < count, where `in`
+ * holds the operand of the lower ranks. It must be associative; a non-commutative one is applied
+ * in rank order. `context` is passed back unchanged. */
+typedef void (*rmpl_user_function)(const void* in, void* inout, size_t count, void* context);
+/* Makes an operator of `fn` over elements of `element_size` bytes. With a user operator, the
+ * reductions' `type` argument is ignored (pass RMPL_TYPE_NONE). */
+int rmpl_op_create(rmpl_user_function fn, size_t element_size, int commutative, void* context,
+                   rmpl_op* op);
+int rmpl_op_free(rmpl_op* op);
+
+int rmpl_barrier(void);
+int rmpl_broadcast(void* buf, size_t bytes, int root);
+/* out (on root) = in_0 op in_1 op ... ; in == out reduces in place. */
+int rmpl_reduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op, int root);
+int rmpl_allreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op);
+int rmpl_scan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op);
+int rmpl_exscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op);
+/* in holds size * count elements; rank r receives block r of the reduction (count elements). */
+int rmpl_reduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op);
+/* Rank r receives counts[r] elements of the reduction of in (sum of counts elements). */
+int rmpl_reduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
+                        rmpl_op op);
+int rmpl_gather(const void* in, size_t bytes, void* out, int root);
+int rmpl_gatherv(const void* in, size_t bytes, void* out, const size_t* counts,
+                 const size_t* displs, int root);
+int rmpl_scatter(const void* in, void* out, size_t bytes, int root);
+int rmpl_scatterv(const void* in, const size_t* counts, const size_t* displs, void* out,
+                  size_t bytes, int root);
+int rmpl_allgather(const void* in, size_t bytes, void* out);
+int rmpl_allgatherv(const void* in, size_t bytes, void* out, const size_t* counts,
+                    const size_t* displs);
+/* Block j (block_bytes) of rank i's in goes to block i of rank j's out. */
+int rmpl_alltoall(const void* in, void* out, size_t block_bytes);
+int rmpl_alltoallv(const void* in, const size_t* send_counts, const size_t* send_displs, void* out,
+                   const size_t* recv_counts, const size_t* recv_displs);
+/* displs may be NULL: blocks packed in rank order. */
+
+int rmpl_ibarrier(rmpl_handle* handle);
+int rmpl_ibroadcast(void* buf, size_t bytes, int root, rmpl_handle* handle);
+int rmpl_ireduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op, int root,
+                 rmpl_handle* handle);
+int rmpl_iallreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
+                    rmpl_handle* handle);
+int rmpl_iscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
+               rmpl_handle* handle);
+int rmpl_iexscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
+                 rmpl_handle* handle);
+int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type,
+                               rmpl_op op, rmpl_handle* handle);
+int rmpl_ireduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
+                         rmpl_op op, rmpl_handle* handle);
+int rmpl_igather(const void* in, size_t bytes, void* out, int root, rmpl_handle* handle);
+int rmpl_igatherv(const void* in, size_t bytes, void* out, const size_t* counts,
+                  const size_t* displs, int root, rmpl_handle* handle);
+int rmpl_iscatter(const void* in, void* out, size_t bytes, int root, rmpl_handle* handle);
+int rmpl_iscatterv(const void* in, const size_t* counts, const size_t* displs, void* out,
+                   size_t bytes, int root, rmpl_handle* handle);
+int rmpl_iallgather(const void* in, size_t bytes, void* out, rmpl_handle* handle);
+int rmpl_iallgatherv(const void* in, size_t bytes, void* out, const size_t* counts,
+                     const size_t* displs, rmpl_handle* handle);
+int rmpl_ialltoall(const void* in, void* out, size_t block_bytes, rmpl_handle* handle);
+int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs,
+                    void* out, const size_t* recv_counts, const size_t* recv_displs,
+                    rmpl_handle* handle);
+
 /* Text for a code; never NULL. */
 const char* rmpl_error_string(int code);
 /* The message of the last failed call on this process (names ranks, tag and sizes). */

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ranges>
 #include <span>
@@ -21,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "rmpl/group.hpp"
+#include "rmpl/operators.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl {
@@ -38,25 +41,86 @@ concept recv_buffer =
 namespace detail {
 using request_id = std::uint64_t;
 inline constexpr request_id null_request = 0;
+/// A communicator's state inside the library (src/api/communicator.hpp).
+struct comm_impl;
+using comm_ptr = std::shared_ptr<const comm_impl>;
+using bytes_in = std::span<const std::byte>;
+using bytes_out = std::span<std::byte>;
+using counts = std::span<const std::size_t>;
 
-// The compiled half of the API (src/api/cxx_api.cpp). Byte-level, so the templates below stay thin.
-void send(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+// The compiled half of the API (src/api/). Byte-level, so the templates below stay thin.
+void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
           send_mode mode);
-status recv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag);
-request_id isend(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag);
+request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
                  send_mode mode);
-request_id irecv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag);
-status sendrecv(std::uint32_t context, const void* sdata, std::size_t sbytes, int dest, int stag,
+request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag);
+status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
                 void* rdata, std::size_t capacity, int source, int rtag);
-status probe(std::uint32_t context, int source, int tag);
-bool iprobe(std::uint32_t context, int source, int tag, status* out);
+status probe(const comm_impl& c, int source, int tag);
+bool iprobe(const comm_impl& c, int source, int tag, status* out);
 status wait(request_id& id);
 bool test(request_id& id, status* out);
 bool done(request_id id);  // completed (or empty), without consuming the request
 void cancel(request_id id);
 void release(request_id& id) noexcept;  // frees a completed request; a pending one is fatal
-int world_rank() noexcept;
 int world_size() noexcept;
+
+// Communicators (collective over `c`; a process outside the new group gets nullptr).
+comm_ptr world_comm();
+comm_ptr dup(const comm_impl& c);
+comm_ptr split(const comm_impl& c, int color, int key);
+comm_ptr create(const comm_impl& c, const group& members);
+group members(const comm_impl& c);
+relation compare(const comm_impl* a, const comm_impl* b);
+[[noreturn]] void null_communicator(const char* operation);
+
+// Collectives. Counts and displacements are in bytes; an empty displacement list means the blocks
+// lie packed in rank order. For the reductions, `in` and `out` may be the same span (in place).
+request_id ibarrier(const comm_impl& c);
+request_id ibroadcast(const comm_impl& c, bytes_out data, int root);
+request_id ireduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, int root);
+request_id iallreduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op);
+request_id iscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op);
+request_id iexscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op);
+request_id ireduce_scatter_block(const comm_impl& c, bytes_in in, bytes_out out,
+                                 const reduction& op);
+request_id ireduce_scatter(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
+                           const reduction& op);
+request_id igather(const comm_impl& c, bytes_in in, bytes_out out, int root);
+request_id igatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
+                    counts displs, int root);
+request_id iscatter(const comm_impl& c, bytes_in in, bytes_out out, int root);
+request_id iscatterv(const comm_impl& c, bytes_in in, counts send_counts, counts displs,
+                     bytes_out out, int root);
+request_id iallgather(const comm_impl& c, bytes_in in, bytes_out out);
+request_id iallgatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
+                       counts displs);
+request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out);
+request_id ialltoallv(const comm_impl& c, bytes_in in, counts send_counts, counts send_displs,
+                      bytes_out out, counts recv_counts, counts recv_displs);
+
+template <class R>
+bytes_in bytes_of(const R& r) {
+  return std::as_bytes(std::span(std::ranges::data(r), std::ranges::size(r)));
+}
+template <class R>
+bytes_out writable_bytes_of(R& r) {
+  return std::as_writable_bytes(std::span(std::ranges::data(r), std::ranges::size(r)));
+}
+/// Element counts (or displacements) as byte counts.
+template <class T>
+std::vector<std::size_t> scaled(std::span<const std::size_t> elements) {
+  std::vector<std::size_t> out(elements.begin(), elements.end());
+  for (std::size_t& n : out) n *= sizeof(T);
+  return out;
+}
+template <class S, class R>
+constexpr void same_elements() {
+  static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<S>>,
+                               std::ranges::range_value_t<R>>,
+                "a collective's send and receive ranges must hold the same element type");
+}
 }  // namespace detail
 
 /// A pending (or completed, not yet waited) nonblocking operation. Move-only.
@@ -108,16 +172,29 @@ bool test_all(std::span<request> requests, std::vector<status>* statuses = nullp
 /// (empty if no request is active).
 std::vector<std::pair<std::size_t, status>> wait_some(std::span<request> requests);
 
-/// A group of ranks with its own message space: traffic on one communicator never matches
-/// another's.
+/// A group of ranks with its own message space: traffic on one communicator (point-to-point and
+/// collective) never matches another's. A communicator is a shared handle: copies refer to the same
+/// communicator, which is freed when the last copy goes (or with free()). A default-constructed
+/// communicator is null (what split and create return to processes outside the new group).
+///
+/// Collectives must be called by every rank of the communicator in the same order. Blocking forms
+/// return when this rank's part is done; the i-forms return a request and borrow their buffers
+/// until it completes. Element types of send and receive ranges must match; counts and
+/// displacements are in elements.
 class communicator {
  public:
+  communicator() = default;
+
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  /// False for a null communicator.
+  explicit operator bool() const noexcept { return impl_ != nullptr; }
+
+  // ---------------------------------------------------------------- point-to-point
 
   template <send_buffer R>
   void send(const R& data, int dest, int tag = 0, send_mode mode = send_mode::standard) const {
-    detail::send(context_, std::ranges::data(data), bytes_of(data), dest, tag, mode);
+    detail::send(impl(), std::ranges::data(data), bytes_of(data), dest, tag, mode);
   }
   template <send_buffer R>
   void ssend(const R& data, int dest, int tag = 0) const {
@@ -133,21 +210,21 @@ class communicator {
   }
   template <recv_buffer R>
   status recv(R&& data, int source = any_source, int tag = any_tag) const {
-    return detail::recv(context_, std::ranges::data(data), bytes_of(data), source, tag);
+    return detail::recv(impl(), std::ranges::data(data), bytes_of(data), source, tag);
   }
 
   /// Sends one value; the receiver takes it with recv_value<T>.
   template <class T>
   requires std::is_trivially_copyable_v<T>
   void send_value(const T& value, int dest, int tag = 0) const {
-    detail::send(context_, &value, sizeof(T), dest, tag, send_mode::standard);
+    detail::send(impl(), &value, sizeof(T), dest, tag, send_mode::standard);
   }
   template <class T>
   requires std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> T
   recv_value(int source = any_source, int tag = any_tag, status* st = nullptr)
   const {
     T value{};
-    status s = detail::recv(context_, &value, sizeof(T), source, tag);
+    status s = detail::recv(impl(), &value, sizeof(T), source, tag);
     if (st) *st = s;
     return value;
   }
@@ -157,7 +234,7 @@ class communicator {
   [[nodiscard]] request isend(const R& data, int dest, int tag = 0,
                               send_mode mode = send_mode::standard) const {
     return request(
-        detail::isend(context_, std::ranges::data(data), bytes_of(data), dest, tag, mode));
+        detail::isend(impl(), std::ranges::data(data), bytes_of(data), dest, tag, mode));
   }
   template <send_buffer R>
   [[nodiscard]] request issend(const R& data, int dest, int tag = 0) const {
@@ -165,52 +242,297 @@ class communicator {
   }
   template <recv_buffer R>
   [[nodiscard]] request irecv(R&& data, int source = any_source, int tag = any_tag) const {
-    return request(detail::irecv(context_, std::ranges::data(data), bytes_of(data), source, tag));
+    return request(detail::irecv(impl(), std::ranges::data(data), bytes_of(data), source, tag));
   }
 
   /// Sends to `dest` and receives from `source` at once (no deadlock when two ranks exchange).
   template <send_buffer S, recv_buffer R>
   status sendrecv(const S& sdata, int dest, int stag, R&& rdata, int source = any_source,
                   int rtag = any_tag) const {
-    return detail::sendrecv(context_, std::ranges::data(sdata), bytes_of(sdata), dest, stag,
+    return detail::sendrecv(impl(), std::ranges::data(sdata), bytes_of(sdata), dest, stag,
                             std::ranges::data(rdata), bytes_of(rdata), source, rtag);
   }
 
   /// Blocks until a matching message is available; tells its source, tag and size without
   /// receiving.
   status probe(int source = any_source, int tag = any_tag) const {
-    return detail::probe(context_, source, tag);
+    return detail::probe(impl(), source, tag);
   }
   std::optional<status> iprobe(int source = any_source, int tag = any_tag) const {
     status s;
-    if (detail::iprobe(context_, source, tag, &s)) return s;
+    if (detail::iprobe(impl(), source, tag, &s)) return s;
     return std::nullopt;
   }
 
   /// Byte-level forms for untyped buffers.
   void send_bytes(const void* data, std::size_t bytes, int dest, int tag = 0,
                   send_mode mode = send_mode::standard) const {
-    detail::send(context_, data, bytes, dest, tag, mode);
+    detail::send(impl(), data, bytes, dest, tag, mode);
   }
   status recv_bytes(void* data, std::size_t capacity, int source = any_source,
                     int tag = any_tag) const {
-    return detail::recv(context_, data, capacity, source, tag);
+    return detail::recv(impl(), data, capacity, source, tag);
   }
 
-  std::uint32_t context() const noexcept { return context_; }
+  // ---------------------------------------------------------------- communicators and groups
+
+  /// The same members in the same order, with a message space of its own (collective).
+  communicator dup() const { return communicator(detail::dup(impl())); }
+  /// One new communicator per color, ranked by (key, rank here) (collective). A process that
+  /// passes rmpl::undefined as its color gets a null communicator.
+  communicator split(int color, int key = 0) const {
+    return communicator(detail::split(impl(), color, key));
+  }
+  /// A communicator of `members` (a subgroup of this one's members), collective over this
+  /// communicator; processes outside `members` get a null communicator.
+  communicator create(const group& members) const {
+    return communicator(detail::create(impl(), members));
+  }
+  /// The group of this communicator's members, in rank order.
+  group members() const { return detail::members(impl()); }
+  /// Drops this handle; the communicator is freed when no handle refers to it any more.
+  void free() noexcept {
+    impl_.reset();
+    rank_ = undefined;
+    size_ = 0;
+  }
+  friend relation compare(const communicator& a, const communicator& b) {
+    return detail::compare(a.impl_.get(), b.impl_.get());
+  }
+
+  // ---------------------------------------------------------------- collectives
+
+  void barrier() const { finish(detail::ibarrier(impl())); }
+  [[nodiscard]] request ibarrier() const { return request(detail::ibarrier(impl())); }
+
+  /// Root's `data` into every rank's `data` (the same number of elements everywhere).
+  template <recv_buffer R>
+  void broadcast(R&& data, int root) const {
+    finish(detail::ibroadcast(impl(), detail::writable_bytes_of(data), root));
+  }
+  template <recv_buffer R>
+  [[nodiscard]] request ibroadcast(R&& data, int root) const {
+    return request(detail::ibroadcast(impl(), detail::writable_bytes_of(data), root));
+  }
+
+  /// out[i] = in_0[i] op in_1[i] op ... on `root` (out is not touched elsewhere and may be empty).
+  template <send_buffer S, recv_buffer R, class Op>
+  void reduce(const S& in, R&& out, Op&& op, int root) const {
+    finish(ireduce(in, out, std::forward<Op>(op), root));
+  }
+  template <send_buffer S, recv_buffer R, class Op>
+  [[nodiscard]] request ireduce(const S& in, R&& out, Op&& op, int root) const {
+    detail::same_elements<S, R>();
+    return request(detail::ireduce(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
+                                   make<S>(std::forward<Op>(op)), root));
+  }
+  /// In place: `data` is the operand, and on `root` it receives the result.
+  template <recv_buffer R, class Op>
+  void reduce(R&& data, Op&& op, int root) const {
+    reduce(data, data, std::forward<Op>(op), root);
+  }
+
+  /// Every rank's out = in_0 op in_1 op ... op in_{n-1}.
+  template <send_buffer S, recv_buffer R, class Op>
+  void allreduce(const S& in, R&& out, Op&& op) const {
+    finish(iallreduce(in, out, std::forward<Op>(op)));
+  }
+  template <send_buffer S, recv_buffer R, class Op>
+  [[nodiscard]] request iallreduce(const S& in, R&& out, Op&& op) const {
+    detail::same_elements<S, R>();
+    return request(detail::iallreduce(impl(), detail::bytes_of(in),
+                                      detail::writable_bytes_of(out),
+                                      make<S>(std::forward<Op>(op))));
+  }
+  template <recv_buffer R, class Op>
+  void allreduce(R&& data, Op&& op) const {
+    allreduce(data, data, std::forward<Op>(op));
+  }
+
+  /// Inclusive prefix: rank r's out = in_0 op ... op in_r.
+  template <send_buffer S, recv_buffer R, class Op>
+  void scan(const S& in, R&& out, Op&& op) const {
+    finish(iscan(in, out, std::forward<Op>(op)));
+  }
+  template <send_buffer S, recv_buffer R, class Op>
+  [[nodiscard]] request iscan(const S& in, R&& out, Op&& op) const {
+    detail::same_elements<S, R>();
+    return request(detail::iscan(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
+                                 make<S>(std::forward<Op>(op))));
+  }
+  /// Exclusive prefix: rank r's out = in_0 op ... op in_{r-1}; rank 0's out is left untouched.
+  template <send_buffer S, recv_buffer R, class Op>
+  void exscan(const S& in, R&& out, Op&& op) const {
+    finish(iexscan(in, out, std::forward<Op>(op)));
+  }
+  template <send_buffer S, recv_buffer R, class Op>
+  [[nodiscard]] request iexscan(const S& in, R&& out, Op&& op) const {
+    detail::same_elements<S, R>();
+    return request(detail::iexscan(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
+                                   make<S>(std::forward<Op>(op))));
+  }
+
+  /// Reduces size() blocks of out.size() elements; rank r receives block r of the result.
+  template <send_buffer S, recv_buffer R, class Op>
+  void reduce_scatter_block(const S& in, R&& out, Op&& op) const {
+    finish(ireduce_scatter_block(in, out, std::forward<Op>(op)));
+  }
+  template <send_buffer S, recv_buffer R, class Op>
+  [[nodiscard]] request ireduce_scatter_block(const S& in, R&& out, Op&& op) const {
+    detail::same_elements<S, R>();
+    return request(detail::ireduce_scatter_block(impl(), detail::bytes_of(in),
+                                                 detail::writable_bytes_of(out),
+                                                 make<S>(std::forward<Op>(op))));
+  }
+  /// Reduces `in` (sum of counts elements); rank r receives counts[r] elements of the result.
+  template <send_buffer S, recv_buffer R, class Op>
+  void reduce_scatter(const S& in, R&& out, std::span<const std::size_t> counts, Op&& op) const {
+    finish(ireduce_scatter(in, out, counts, std::forward<Op>(op)));
+  }
+  template <send_buffer S, recv_buffer R, class Op>
+  [[nodiscard]] request ireduce_scatter(const S& in, R&& out, std::span<const std::size_t> counts,
+                                        Op&& op) const {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    return request(detail::ireduce_scatter(impl(), detail::bytes_of(in),
+                                           detail::writable_bytes_of(out),
+                                           detail::scaled<T>(counts),
+                                           make<S>(std::forward<Op>(op))));
+  }
+
+  /// Root's out receives every rank's `in` in rank order (out holds size() * in.size()).
+  template <send_buffer S, recv_buffer R>
+  void gather(const S& in, R&& out, int root) const {
+    finish(igather(in, out, root));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request igather(const S& in, R&& out, int root) const {
+    detail::same_elements<S, R>();
+    return request(
+        detail::igather(impl(), detail::bytes_of(in), detail::writable_bytes_of(out), root));
+  }
+  /// Rank r's `in` (counts[r] elements) lands at out[displs[r]] on root (packed if displs is
+  /// empty).
+  template <send_buffer S, recv_buffer R>
+  void gatherv(const S& in, R&& out, std::span<const std::size_t> counts,
+               std::span<const std::size_t> displs, int root) const {
+    finish(igatherv(in, out, counts, displs, root));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request igatherv(const S& in, R&& out, std::span<const std::size_t> counts,
+                                 std::span<const std::size_t> displs, int root) const {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    return request(detail::igatherv(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
+                                    detail::scaled<T>(counts), detail::scaled<T>(displs), root));
+  }
+
+  /// Block r of root's `in` (out.size() elements each) to rank r's out.
+  template <send_buffer S, recv_buffer R>
+  void scatter(const S& in, R&& out, int root) const {
+    finish(iscatter(in, out, root));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request iscatter(const S& in, R&& out, int root) const {
+    detail::same_elements<S, R>();
+    return request(
+        detail::iscatter(impl(), detail::bytes_of(in), detail::writable_bytes_of(out), root));
+  }
+  /// counts[r] elements from in[displs[r]] on root to rank r's out.
+  template <send_buffer S, recv_buffer R>
+  void scatterv(const S& in, std::span<const std::size_t> counts,
+                std::span<const std::size_t> displs, R&& out, int root) const {
+    finish(iscatterv(in, counts, displs, out, root));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request iscatterv(const S& in, std::span<const std::size_t> counts,
+                                  std::span<const std::size_t> displs, R&& out, int root) const {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    return request(detail::iscatterv(impl(), detail::bytes_of(in), detail::scaled<T>(counts),
+                                     detail::scaled<T>(displs), detail::writable_bytes_of(out),
+                                     root));
+  }
+
+  /// Every rank's out receives every rank's `in` in rank order.
+  template <send_buffer S, recv_buffer R>
+  void allgather(const S& in, R&& out) const {
+    finish(iallgather(in, out));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request iallgather(const S& in, R&& out) const {
+    detail::same_elements<S, R>();
+    return request(
+        detail::iallgather(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
+  }
+  template <send_buffer S, recv_buffer R>
+  void allgatherv(const S& in, R&& out, std::span<const std::size_t> counts,
+                  std::span<const std::size_t> displs = {}) const {
+    finish(iallgatherv(in, out, counts, displs));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request iallgatherv(const S& in, R&& out, std::span<const std::size_t> counts,
+                                    std::span<const std::size_t> displs = {}) const {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    return request(detail::iallgatherv(impl(), detail::bytes_of(in),
+                                       detail::writable_bytes_of(out), detail::scaled<T>(counts),
+                                       detail::scaled<T>(displs)));
+  }
+
+  /// Block j of rank i's `in` goes to block i of rank j's out (size() equal blocks each).
+  template <send_buffer S, recv_buffer R>
+  void alltoall(const S& in, R&& out) const {
+    finish(ialltoall(in, out));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request ialltoall(const S& in, R&& out) const {
+    detail::same_elements<S, R>();
+    return request(
+        detail::ialltoall(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
+  }
+  template <send_buffer S, recv_buffer R>
+  void alltoallv(const S& in, std::span<const std::size_t> send_counts,
+                 std::span<const std::size_t> send_displs, R&& out,
+                 std::span<const std::size_t> recv_counts,
+                 std::span<const std::size_t> recv_displs) const {
+    finish(ialltoallv(in, send_counts, send_displs, out, recv_counts, recv_displs));
+  }
+  template <send_buffer S, recv_buffer R>
+  [[nodiscard]] request ialltoallv(const S& in, std::span<const std::size_t> send_counts,
+                                   std::span<const std::size_t> send_displs, R&& out,
+                                   std::span<const std::size_t> recv_counts,
+                                   std::span<const std::size_t> recv_displs) const {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    return request(detail::ialltoallv(
+        impl(), detail::bytes_of(in), detail::scaled<T>(send_counts),
+        detail::scaled<T>(send_displs), detail::writable_bytes_of(out),
+        detail::scaled<T>(recv_counts), detail::scaled<T>(recv_displs)));
+  }
 
  private:
   friend class session;
-  communicator(std::uint32_t context, int rank, int size)
-      : context_(context), rank_(rank), size_(size) {}
+  explicit communicator(detail::comm_ptr impl);
+  const detail::comm_impl& impl() const {
+    if (!impl_) detail::null_communicator("an operation");
+    return *impl_;
+  }
   template <class R>
   static std::size_t bytes_of(const R& r) {
     return std::ranges::size(r) * sizeof(std::ranges::range_value_t<R>);
   }
+  template <class S, class Op>
+  static detail::reduction make(Op&& op) {
+    return detail::make_reduction<std::remove_cv_t<std::ranges::range_value_t<S>>>(
+        std::forward<Op>(op));
+  }
+  static void finish(detail::request_id id) { detail::wait(id); }
+  static void finish(request r) { r.wait(); }
 
-  std::uint32_t context_ = 0;
-  int rank_ = 0;
-  int size_ = 1;
+  detail::comm_ptr impl_;
+  int rank_ = undefined;
+  int size_ = 0;
 };
 
 /// Joins the job for its lifetime: the first session initialises rmpl, the last one finalises it
@@ -222,9 +544,8 @@ class session {
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
-  communicator world() const noexcept {
-    return communicator(0, detail::world_rank(), detail::world_size());
-  }
+  /// Every process of the job.
+  communicator world() const;
   /// Seconds since an arbitrary point, for timing.
   static double wtime() noexcept;
   /// Room for buffered sends (send_mode::buffered), in bytes. The default is 16 MiB.

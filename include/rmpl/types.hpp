@@ -45,6 +45,8 @@ inline constexpr int any_source = -1;  ///< receive from whichever rank's messag
 inline constexpr int any_tag = -1;     ///< receive whatever the tag
 inline constexpr int tag_ub = (1 << 30) - 1;  ///< the largest valid tag (the range is [0, tag_ub])
 inline constexpr int proc_null = -2;  ///< a send or receive with this peer completes at once
+/// "No rank": a split color that joins no communicator, a rank outside a group.
+inline constexpr int undefined = -32766;
 
 /// How a send completes (MPI's four modes).
 enum class send_mode : std::uint8_t {

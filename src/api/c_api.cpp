@@ -4,31 +4,15 @@
 
 #include <string>
 
+#include "api/c_support.hpp"
 #include "api/runtime.hpp"
 #include "base/error.hpp"
 #include "rmpl/rmpl.hpp"
 
 namespace {
 
-thread_local std::string last_error;
-
-template <class F>
-int guarded(F&& f) noexcept {
-  try {
-    return f();
-  } catch (const rmpl::error& e) {
-    last_error = e.what();
-    return static_cast<int>(e.code());
-  } catch (const std::exception& e) {
-    last_error = std::string("rmpl: ") + e.what();
-    return RMPL_ERR_INTERNAL;
-  }
-}
-
-void to_c(const rmpl::status& s, rmpl_status* out) noexcept {
-  if (out) *out = rmpl_status{s.source, s.tag, s.bytes, static_cast<int>(s.error)};
-}
-
+using rmpl::api::guarded;
+using rmpl::api::to_c;
 constexpr std::uint32_t world = 0;
 
 }  // namespace
@@ -77,14 +61,14 @@ int rmpl_receive(void* buf, size_t capacity, int source, int tag, rmpl_status* s
 int rmpl_send_and_receive(const void* sbuf, size_t sbytes, int dest, int stag, void* rbuf,
                           size_t capacity, int source, int rtag, rmpl_status* status) {
   return guarded([&] {
-    to_c(rmpl::detail::sendrecv(world, sbuf, sbytes, dest, stag, rbuf, capacity, source, rtag),
+    to_c(rmpl::detail::sendrecv(*rmpl::api::world(), sbuf, sbytes, dest, stag, rbuf, capacity, source, rtag),
          status);
     return RMPL_SUCCESS;
   });
 }
 int rmpl_send_async(const void* buf, size_t bytes, int dest, int tag, rmpl_handle* handle) {
   return guarded([&] {
-    *handle = rmpl::detail::isend(world, buf, bytes, dest, tag, rmpl::send_mode::standard);
+    *handle = rmpl::detail::isend(*rmpl::api::world(), buf, bytes, dest, tag, rmpl::send_mode::standard);
     return RMPL_SUCCESS;
   });
 }
@@ -103,7 +87,7 @@ int rmpl_receive_async_block(void* buf, size_t capacity, int source, int tag, rm
 }
 int rmpl_receive_post(void* buf, size_t capacity, int source, int tag, rmpl_handle* handle) {
   return guarded([&] {
-    *handle = rmpl::detail::irecv(world, buf, capacity, source, tag);
+    *handle = rmpl::detail::irecv(*rmpl::api::world(), buf, capacity, source, tag);
     return RMPL_SUCCESS;
   });
 }
@@ -141,7 +125,7 @@ const char* rmpl_error_string(int code) {
   return rmpl::to_string(static_cast<rmpl::errc>(code));
 }
 const char* rmpl_last_error(void) {
-  return last_error.c_str();
+  return rmpl::api::last_c_error().c_str();
 }
 double rmpl_wtime(void) {
   return rmpl::session::wtime();

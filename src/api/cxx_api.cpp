@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "api/communicator.hpp"
 #include "api/runtime.hpp"
 #include "base/error.hpp"
 #include "rmpl/rmpl.hpp"
@@ -12,6 +13,7 @@ namespace api {
 namespace {
 
 std::unique_ptr<core::engine> the_engine;
+std::shared_ptr<detail::comm_impl> the_world;
 int users = 0;
 
 core::request* request_of(core::engine& e, detail::request_id id) {
@@ -37,56 +39,99 @@ void acquire() {
   if (users++ == 0) {
     try {
       the_engine = std::make_unique<core::engine>();
+      core::communicator world;
+      world.rank = the_engine->rank();
+      world.size = the_engine->size();
+      the_world = std::make_shared<detail::comm_impl>(std::move(world));
     } catch (...) {
+      the_engine.reset();
       users = 0;
       throw;
     }
   }
 }
 void release() noexcept {
-  if (users > 0 && --users == 0) the_engine.reset();
+  if (users > 0 && --users == 0) {
+    the_world.reset();
+    the_engine.reset();
+  }
+}
+detail::comm_ptr world() {
+  kernel();  // throws when not initialized
+  return the_world;
 }
 bool initialized() noexcept {
   return the_engine != nullptr;
+}
+
+int world_peer(const detail::comm_impl& c, int peer, std::string_view operation) {
+  const core::communicator& k = c.kernel;
+  if (peer == proc_null || peer == any_source) return peer;
+  if (peer < 0 || peer >= k.size) {
+    base::fail(errc::invalid_rank,
+               "{} on rank {}: rank {} is not a rank of the communicator (size {})", operation,
+               k.rank, peer, k.size);
+  }
+  return k.to_world(peer);
 }
 
 }  // namespace api
 
 namespace detail {
 
-void send(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+namespace {
+/// A status from the kernel (job ranks) as seen on communicator `c`.
+status local(const comm_impl& c, status s) {
+  if (s.source >= 0) s.source = c.kernel.from_world(s.source);
+  return s;
+}
+}  // namespace
+
+void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
           send_mode mode) {
-  api::kernel().send(context, data, bytes, dest, tag, mode);
+  api::kernel().send(c.kernel.context, data, bytes, api::world_peer(c, dest, "send"), tag, mode);
 }
-status recv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag) {
-  return api::kernel().recv(context, data, capacity, source, tag);
+status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+  return local(c, api::kernel().recv(c.kernel.context, data, capacity,
+                                     api::world_peer(c, source, "recv"), tag));
 }
-request_id isend(std::uint32_t context, const void* data, std::size_t bytes, int dest, int tag,
+request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
                  send_mode mode) {
-  return api::kernel().start_send(context, data, bytes, dest, tag, mode)->id();
+  return api::kernel()
+      .start_send(c.kernel.context, data, bytes, api::world_peer(c, dest, "isend"), tag, mode)
+      ->id();
 }
-request_id irecv(std::uint32_t context, void* data, std::size_t capacity, int source, int tag) {
-  return api::kernel().start_recv(context, data, capacity, source, tag)->id();
+request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+  core::request* r = api::kernel().start_recv(c.kernel.context, data, capacity,
+                                              api::world_peer(c, source, "irecv"), tag);
+  r->source_ranks = c.kernel.local;
+  return r->id();
 }
-status sendrecv(std::uint32_t context, const void* sdata, std::size_t sbytes, int dest, int stag,
+status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
                 void* rdata, std::size_t capacity, int source, int rtag) {
   core::engine& e = api::kernel();
-  core::request* r = e.start_recv(context, rdata, capacity, source, rtag);
+  const int wdest = api::world_peer(c, dest, "sendrecv");
+  core::request* r =
+      e.start_recv(c.kernel.context, rdata, capacity, api::world_peer(c, source, "sendrecv"), rtag);
   try {
-    e.send(context, sdata, sbytes, dest, stag, send_mode::standard);
+    e.send(c.kernel.context, sdata, sbytes, wdest, stag, send_mode::standard);
   } catch (...) {
     e.cancel(r);
     if (r->done()) e.free_request(r);
     throw;
   }
   e.wait(r);
-  return e.finish(r);
+  return local(c, e.finish(r));
 }
-status probe(std::uint32_t context, int source, int tag) {
-  return api::kernel().probe(context, source, tag);
+status probe(const comm_impl& c, int source, int tag) {
+  return local(c, api::kernel().probe(c.kernel.context, api::world_peer(c, source, "probe"), tag));
 }
-bool iprobe(std::uint32_t context, int source, int tag, status* out) {
-  return api::kernel().iprobe(context, source, tag, out);
+bool iprobe(const comm_impl& c, int source, int tag, status* out) {
+  if (!api::kernel().iprobe(c.kernel.context, api::world_peer(c, source, "iprobe"), tag, out)) {
+    return false;
+  }
+  *out = local(c, *out);
+  return true;
 }
 status wait(request_id& id) {
   core::engine& e = api::kernel();

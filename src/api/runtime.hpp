@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/engine.hpp"
+#include "rmpl/rmpl.hpp"
 
 namespace rmpl::api {
 
@@ -13,5 +14,7 @@ void acquire();
 /// Counts a finalize; the last destroys the engine (which waits for every rank).
 void release() noexcept;
 bool initialized() noexcept;
+/// The world communicator of the live engine.
+detail::comm_ptr world();
 
 }  // namespace rmpl::api

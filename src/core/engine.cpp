@@ -81,6 +81,7 @@ void engine::corrupt(int source, const std::string& what) const noexcept {
 }
 
 std::string engine::describe(const request& r) const {
+  if (r.kind == op::collective) return fmt::format("{} on rank {}", r.work->describe(), rank_);
   if (r.kind == op::send) {
     return fmt::format("send on rank {} to {} ({}, {} bytes)", rank_, peer_text(r.peer),
                        tag_text(r.tag), r.bytes);
@@ -477,8 +478,15 @@ void engine::deliver(request* r, const incoming& m) {
 }
 
 status engine::finish(request* r) {
+  if (r->kind == op::collective) {
+    std::unique_ptr<activity> work = std::move(r->work);
+    requests_.release(r);
+    work->rethrow_failure();
+    return status{};
+  }
   status s = r->result;
   if (r->kind == op::send) s = status{};
+  if (r->source_ranks && s.source >= 0) s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
   const errc code = r->result.error;
   if (code == errc::success) {
     requests_.release(r);
@@ -549,7 +557,36 @@ bool engine::progress() {
       if (in_[peer].bounce) worked |= progress_bounce_recv(peer);
     }
   }
+  if (!activities_.empty()) worked |= advance_activities();
   return worked;
+}
+
+request* engine::start_activity(std::unique_ptr<activity> work) {
+  request* r = requests_.allocate();
+  r->kind = op::collective;
+  r->work = std::move(work);
+  r->st = state::in_flight;
+  if (r->work->advance()) {
+    r->st = state::complete;
+  } else {
+    activities_.push_back(r);
+  }
+  return r;
+}
+
+bool engine::advance_activities() {
+  // An activity only starts point-to-point operations; it never starts another activity, so the
+  // list does not change under this loop.
+  bool ended = false;
+  for (request*& r : activities_) {
+    if (r->work->advance()) {
+      r->st = state::complete;
+      r = nullptr;
+      ended = true;
+    }
+  }
+  if (ended) std::erase(activities_, nullptr);
+  return ended;
 }
 
 bool engine::drain(int source) {

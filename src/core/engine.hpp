@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/context_pool.hpp"
 #include "core/matching.hpp"
 #include "core/request.hpp"
 #include "core/wire.hpp"
@@ -48,6 +49,8 @@ class engine {
   int size() const noexcept { return size_; }
   const fabric::shm::domain& fabric() const noexcept { return dom_; }
   const tuning& tune() const noexcept { return tune_; }
+  /// The context ids in use by this process's communicators.
+  context_pool& contexts() noexcept { return contexts_; }
 
   // ---- operations (the request-free fast paths are used by the blocking calls) ----
   void send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
@@ -56,6 +59,9 @@ class engine {
   request* start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                       send_mode mode);
   request* start_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag);
+  /// Starts a collective (or any other activity): advances it once at once, then after every
+  /// progress pass until it ends. Its request completes when it ends.
+  request* start_activity(std::unique_ptr<activity> work);
   bool iprobe(std::uint32_t context, int source, int tag, status* out);
   status probe(std::uint32_t context, int source, int tag);
 
@@ -199,6 +205,7 @@ class engine {
 
   // receiving
   bool drain(int source);
+  bool advance_activities();
   bool try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag,
                      status& out);
   void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
@@ -237,6 +244,8 @@ class engine {
   std::uint64_t posts_ = 0;
   std::size_t backlogged_ = 0;  ///< channels with a non-empty backlog
   std::size_t bounces_ = 0;     ///< bounce transfers in progress (either side)
+  std::vector<request*> activities_;  ///< collectives in flight
+  context_pool contexts_;
   int next_source_ = 0;         ///< where the next progress pass starts draining (round robin)
   std::size_t bsend_limit_ = std::size_t{16} << 20;
   std::size_t bsend_used_ = 0;

@@ -9,13 +9,14 @@
 #include <memory>
 #include <vector>
 
+#include "core/activity.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl::core {
 
 using request_id = std::uint64_t;
 
-enum class op : std::uint8_t { send, recv };
+enum class op : std::uint8_t { send, recv, collective };
 
 enum class state : std::uint8_t {
   free,       ///< in the table's free list
@@ -45,6 +46,9 @@ struct request {
   std::size_t transferred = 0;         ///< bounce transfers: bytes moved so far
   std::uint64_t peer_cookie = 0;       ///< recv in a bounce transfer: the sender's request
   std::unique_ptr<std::byte[]> owned;  ///< buffered send: the copy being sent
+  std::unique_ptr<activity> work;      ///< collective: the operation in flight
+  /// recv on a communicator other than the world: job rank -> rank there, for result.source.
+  std::shared_ptr<const std::vector<int>> source_ranks;
 
   request_id id() const noexcept { return (std::uint64_t{generation} << 32) | (index + 1u); }
   bool done() const noexcept { return st == state::complete; }
@@ -69,6 +73,8 @@ class request_table {
   }
   void release(request* r) noexcept {
     r->owned.reset();
+    r->work.reset();
+    r->source_ranks.reset();
     r->st = state::free;
     r->generation = r->generation + 1 == 0 ? 1 : r->generation + 1;
     free_.push_back(r);

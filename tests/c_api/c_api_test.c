@@ -1,33 +1,11 @@
-/* The C API (rmpl.h), in plain C11, under rmplrun with any number of ranks. Prints one "ok" or
- * "not ok" line per check (rank 0 prints all its lines; other ranks only their failures, prefixed
- * with their rank) and exits non-zero if any check failed. */
+/* The C API's point-to-point calls (rmpl.h), in plain C11, under rmplrun with any number of ranks.
+ * Prints a TAP line per check (tap.h) and exits non-zero if any check failed. */
 #include <rmpl.h>
 
 #include <stdio.h>
 #include <string.h>
 
-static int rank = 0, size = 1;
-static int checks = 0, failures = 0;
-
-static void check(int passed, const char* what) {
-  ++checks;
-  if (!passed) ++failures;
-  if (rank == 0) {
-    printf("%s %d - %s\n", passed ? "ok" : "not ok", checks, what);
-  } else if (!passed) {
-    printf("[rank %d] not ok %d - %s\n", rank, checks, what);
-  }
-  fflush(stdout);
-}
-
-/* A call's result must be `expected`; on a surprise, say what the library said. */
-static void check_code(int code, int expected, const char* what) {
-  check(code == expected, what);
-  if (code != expected) {
-    printf("[rank %d] #   returned %d (%s), expected %d (%s); last error: %s\n", rank, code,
-           rmpl_error_string(code), expected, rmpl_error_string(expected), rmpl_last_error());
-  }
-}
+#include "tap.h"
 
 static int next_rank(void) {
   return (rank + 1) % size;
@@ -192,21 +170,12 @@ static void test_errors(void) {
 }
 
 int main(int argc, char** argv) {
-  if (rmpl_init(&argc, &argv) != RMPL_SUCCESS) {
-    fprintf(stderr, "not ok - rmpl_init: %s\n", rmpl_last_error());
-    return 1;
-  }
-  check_code(rmpl_self_address(&rank), RMPL_SUCCESS, "rmpl_self_address");
-  check_code(rmpl_partition_size(&size), RMPL_SUCCESS, "rmpl_partition_size");
-  check(size >= 1 && rank >= 0 && rank < size, "rank and size are consistent");
+  tap_init(&argc, &argv);
 
   test_send_receive_ring();
   test_send_and_receive();
   test_async();
   test_errors();
 
-  check_code(rmpl_finalize(), RMPL_SUCCESS, "rmpl_finalize");
-  if (rank == 0) printf("1..%d\n", checks);
-  if (failures > 0) printf("[rank %d] %d of %d checks failed\n", rank, failures, checks);
-  return failures > 0 ? 1 : 0;
+  return tap_finish();
 }

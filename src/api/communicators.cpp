@@ -1,0 +1,150 @@
+// Communicators and groups of the C++ API: the world, dup, split, create, members and compare.
+// A new communicator's context pair is agreed on by its parent's members with one allreduce of
+// their free masks (core/context_pool.hpp); a split gives every color the same pair, since the
+// colors' members are disjoint.
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+#include <vector>
+
+#include "api/communicator.hpp"
+#include "api/runtime.hpp"
+#include "base/error.hpp"
+
+namespace rmpl {
+namespace detail {
+
+comm_impl::~comm_impl() {
+  // The world's pair (0) is never returned; a communicator that outlives its session has nowhere
+  // to return it to.
+  if (kernel.context != 0 && api::initialized()) api::kernel().contexts().release(kernel.context);
+}
+
+namespace {
+
+/// Agrees with every member of `parent` on a context pair free on all of them, and claims it.
+std::uint32_t agree_on_context(const comm_impl& parent) {
+  core::engine& e = api::kernel();
+  core::context_pool::mask agreed = e.contexts().free_mask();
+  const reduction and_op = make_reduction<std::uint64_t>(ops::bit_and{});
+  auto span = std::as_writable_bytes(std::span(agreed));
+  request_id id = iallreduce(parent, span, span, and_op);
+  wait(id);
+  const auto context = e.contexts().claim_lowest(agreed);
+  if (!context) {
+    base::fail(errc::internal,
+               "rank {}: no communicator context is free on every rank of a communicator "
+               "of {} ({} in use here): free communicators that are no longer needed",
+               parent.kernel.rank, parent.kernel.size, e.contexts().in_use());
+  }
+  return *context;
+}
+
+/// A communicator of `members` (job ranks, in rank order) on `context`, or null if this process
+/// is not among them (its claim on the context is then given back).
+comm_ptr make(std::uint32_t context, std::vector<int> members) {
+  core::engine& e = api::kernel();
+  const int me = e.rank();
+  if (std::find(members.begin(), members.end(), me) == members.end()) {
+    e.contexts().release(context);
+    return nullptr;
+  }
+  return std::make_shared<comm_impl>(
+      core::communicator::of(context, std::move(members), me, e.size()));
+}
+
+std::vector<int> job_ranks(const comm_impl& c) {
+  std::vector<int> out(static_cast<std::size_t>(c.kernel.size));
+  for (int r = 0; r < c.kernel.size; ++r) out[static_cast<std::size_t>(r)] = c.kernel.to_world(r);
+  return out;
+}
+
+}  // namespace
+
+comm_ptr world_comm() {
+  return api::world();
+}
+
+comm_ptr dup(const comm_impl& c) {
+  const std::uint32_t context = agree_on_context(c);
+  core::communicator k = c.kernel;
+  k.context = context;
+  k.collectives_started = 0;
+  return std::make_shared<comm_impl>(std::move(k));
+}
+
+comm_ptr split(const comm_impl& c, int color, int key) {
+  if (color < 0 && color != undefined) {
+    base::fail(errc::invalid_argument,
+               "split on rank {}: color {} is negative (use rmpl::undefined to join no "
+               "communicator)",
+               c.kernel.rank, color);
+  }
+  const auto n = static_cast<std::size_t>(c.kernel.size);
+  std::vector<int> mine = {color, key}, all(2 * n);
+  request_id id = iallgather(c, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
+  wait(id);
+  const std::uint32_t context = agree_on_context(c);
+  if (color == undefined) {
+    api::kernel().contexts().release(context);
+    return nullptr;
+  }
+  // Members of this color, by (key, rank in the parent).
+  std::vector<std::tuple<int, int>> chosen;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (all[2 * r] == color) chosen.emplace_back(all[2 * r + 1], static_cast<int>(r));
+  }
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<int> members;
+  for (auto [k, r] : chosen) members.push_back(c.kernel.to_world(r));
+  return make(context, std::move(members));
+}
+
+comm_ptr create(const comm_impl& c, const group& members) {
+  for (int w : members.world_ranks()) {
+    if (w < 0 || w >= api::kernel().size() || c.kernel.from_world(w) == undefined) {
+      base::fail(errc::invalid_rank,
+                 "create on rank {}: process {} of the group is not a member of the "
+                 "communicator (size {})",
+                 c.kernel.rank, w, c.kernel.size);
+    }
+  }
+  const std::uint32_t context = agree_on_context(c);
+  std::vector<int> ranks(members.world_ranks().begin(), members.world_ranks().end());
+  return make(context, std::move(ranks));
+}
+
+group members(const comm_impl& c) {
+  return group(job_ranks(c));
+}
+
+relation compare(const comm_impl* a, const comm_impl* b) {
+  if (a == b) return relation::identical;
+  if (a == nullptr || b == nullptr) return relation::unequal;
+  const relation groups = compare(members(*a), members(*b));
+  return groups == relation::identical ? relation::congruent : groups;
+}
+
+void null_communicator(const char* operation) {
+  base::fail(errc::invalid_argument, "{} on a null communicator (one that split or create "
+             "gave to a process outside it, or one already freed)", operation);
+}
+
+void throw_error(errc code, const std::string& message) {
+  throw error(code, message);
+}
+
+}  // namespace detail
+
+communicator::communicator(detail::comm_ptr impl) : impl_(std::move(impl)) {
+  if (impl_) {
+    rank_ = impl_->kernel.rank;
+    size_ = impl_->kernel.size;
+  }
+}
+
+communicator session::world() const {
+  return communicator(detail::world_comm());
+}
+
+}  // namespace rmpl

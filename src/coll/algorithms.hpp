@@ -1,0 +1,105 @@
+// Every collective algorithm of rmpl, each a coroutine (see task.hpp) over the point-to-point
+// kernel. Buffers are byte spans; reductions carry their operator and element size. The choice
+// between algorithms is made in select.cpp; start.cpp checks arguments and starts one.
+//
+// Rank arithmetic follows MPICH's well-tried formulations: "rel" is a rank relative to the root;
+// for recursive doubling and halving on a size that is not a power of two, the first 2*rem ranks
+// pair up (the even one hands its data to the odd one, which stands for both), leaving a power of
+// two of "new ranks".
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "coll/task.hpp"
+#include "rmpl/operators.hpp"
+
+namespace rmpl::coll {
+
+using bytes = std::span<std::byte>;
+using const_bytes = std::span<const std::byte>;
+using reduction = detail::reduction;
+
+/// Counts and displacements (bytes) of the blocks of a v-collective, one per rank.
+struct layout {
+  std::vector<std::size_t> counts;
+  std::vector<std::size_t> displs;
+  std::size_t count(int r) const { return counts[static_cast<std::size_t>(r)]; }
+  std::size_t displ(int r) const { return displs[static_cast<std::size_t>(r)]; }
+  /// n equal blocks of `block` bytes, packed.
+  static layout uniform(int n, std::size_t block);
+};
+
+// barrier.cpp
+task barrier_dissemination(exchange x);
+
+// broadcast.cpp
+task broadcast_binomial(exchange x, bytes data, int root);
+task broadcast_scatter_allgather(exchange x, bytes data, int root);
+
+// reduce.cpp (`in` may be the same memory as `out`; `out` is only used on root)
+task reduce_binomial(exchange x, const_bytes in, bytes out, reduction op, int root);
+task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, int root);
+
+// allreduce.cpp
+task allreduce_recursive_doubling(exchange x, const_bytes in, bytes out, reduction op);
+task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op);
+task allreduce_ring(exchange x, const_bytes in, bytes out, reduction op);
+task allreduce_reduce_broadcast(exchange x, const_bytes in, bytes out, reduction op);
+
+// scan.cpp
+task scan_recursive_doubling(exchange x, const_bytes in, bytes out, reduction op, bool exclusive);
+task scan_linear(exchange x, const_bytes in, bytes out, reduction op, bool exclusive);
+
+// gather.cpp
+task gather_binomial(exchange x, const_bytes in, bytes out, int root);
+task gatherv_linear(exchange x, const_bytes in, bytes out, layout blocks, int root);
+
+// scatter.cpp
+task scatter_binomial(exchange x, const_bytes in, bytes out, int root);
+task scatterv_linear(exchange x, const_bytes in, layout blocks, bytes out, int root);
+
+// allgather.cpp
+task allgather_ring(exchange x, const_bytes in, bytes out, layout blocks);
+task allgather_recursive_doubling(exchange x, const_bytes in, bytes out);  // power of two only
+task allgather_bruck(exchange x, const_bytes in, bytes out);
+
+// alltoall.cpp
+task alltoall_linear(exchange x, const_bytes in, layout send, bytes out, layout recv);
+task alltoall_pairwise(exchange x, const_bytes in, layout send, bytes out, layout recv);
+task alltoall_bruck(exchange x, const_bytes in, bytes out);
+
+// reduce_scatter.cpp (`recv` gives each rank's share of the reduced vector, in bytes)
+task reduce_scatter_recursive_halving(exchange x, const_bytes in, bytes out, layout recv,
+                                      reduction op);
+task reduce_scatter_pairwise(exchange x, const_bytes in, bytes out, layout recv, reduction op);
+task reduce_scatter_reduce_scatterv(exchange x, const_bytes in, bytes out, layout recv,
+                                    reduction op);
+
+// ---- helpers shared by the algorithms ----
+
+/// The largest power of two not above n.
+inline int floor_pow2(int n) noexcept {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+/// The rank's "new rank" when the first 2*rem ranks pair up (-1: an even rank that sat out).
+inline int paired_rank(int rank, int rem) noexcept {
+  if (rank < 2 * rem) return rank % 2 == 0 ? -1 : rank / 2;
+  return rank - rem;
+}
+/// The real rank behind a new rank.
+inline int unpaired_rank(int newrank, int rem) noexcept {
+  return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+/// inout = in op inout over whole elements of the reduction.
+void reduce_into(const reduction& op, const_bytes in, bytes inout);
+/// inout = inout op in (the local operand first): needed by non-commutative operators.
+/// `scratch` (same size) is clobbered.
+void reduce_after(const reduction& op, bytes inout, const_bytes in, bytes scratch);
+/// memcpy that tolerates identical (in-place) buffers.
+void copy_bytes(bytes to, const_bytes from) noexcept;
+
+}  // namespace rmpl::coll

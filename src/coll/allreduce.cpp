@@ -1,0 +1,167 @@
+// Allreduce: recursive doubling for short vectors (log n rounds, any operator); Rabenseifner's
+// reduce-scatter by recursive halving + allgather by recursive doubling for long ones; a ring
+// (reduce-scatter then allgather around the ring) that keeps every rank busy with neighbour
+// transfers only; and reduce + broadcast.
+#include <algorithm>
+#include <vector>
+
+#include "coll/algorithms.hpp"
+#include "coll/scratch.hpp"
+
+namespace rmpl::coll {
+
+task allreduce_recursive_doubling(exchange x, const_bytes in, bytes out, reduction op) {
+  const int n = x.size(), rank = x.rank();
+  const int pof2 = floor_pow2(n), rem = n - pof2;
+  copy_bytes(out, in);
+  bytes acc = out.first(in.size());
+  scratch incoming(in.size()), spare(op.commutative ? 0 : in.size());
+
+  const int newrank = paired_rank(rank, rem);
+  if (rank < 2 * rem) {
+    if (rank % 2 == 0) {
+      x.send(acc, rank + 1);
+    } else {
+      x.recv(incoming, rank - 1);
+    }
+    co_await x.all();
+    if (rank % 2 == 1) reduce_into(op, incoming, acc);
+  }
+  if (newrank >= 0) {
+    for (int mask = 1; mask < pof2; mask *= 2) {
+      const int partner = unpaired_rank(newrank ^ mask, rem);
+      x.send(acc, partner);
+      x.recv(incoming, partner);
+      co_await x.all();
+      if (partner < rank) {
+        reduce_into(op, incoming, acc);
+      } else {
+        reduce_after(op, acc, incoming, spare);
+      }
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 == 1) {
+      x.send(acc, rank - 1);
+    } else {
+      x.recv(acc, rank + 1);
+    }
+    co_await x.all();
+  }
+}
+
+task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op) {
+  const int n = x.size(), rank = x.rank();
+  const int pof2 = floor_pow2(n), rem = n - pof2;
+  const std::size_t count = in.size() / op.element;
+  copy_bytes(out, in);
+  bytes acc = out.first(in.size());
+  scratch incoming(in.size());
+
+  if (rank < 2 * rem) {
+    if (rank % 2 == 0) {
+      x.send(acc, rank + 1);
+    } else {
+      x.recv(incoming, rank - 1);
+    }
+    co_await x.all();
+    if (rank % 2 == 1) reduce_into(op, incoming, acc);
+  }
+  const int newrank = paired_rank(rank, rem);
+  if (newrank >= 0) {
+    // Block i of pof2 nearly equal blocks (bytes).
+    std::vector<std::size_t> at(static_cast<std::size_t>(pof2) + 1, 0);
+    for (int i = 0; i < pof2; ++i) {
+      const std::size_t c = count / static_cast<std::size_t>(pof2) +
+                            (static_cast<std::size_t>(i) < count % static_cast<std::size_t>(pof2));
+      at[static_cast<std::size_t>(i) + 1] = at[static_cast<std::size_t>(i)] + c * op.element;
+    }
+    auto range = [&](bytes b, int first, int last) {
+      return b.subspan(at[static_cast<std::size_t>(first)],
+                       at[static_cast<std::size_t>(last)] - at[static_cast<std::size_t>(first)]);
+    };
+    // Reduce-scatter by recursive halving: [first, last) is the block range still held.
+    int first = 0, last = pof2;
+    for (int mask = pof2 / 2; mask > 0; mask /= 2) {
+      const int partner_new = newrank ^ mask;
+      const int partner = unpaired_rank(partner_new, rem);
+      const int middle = first + (last - first) / 2;
+      // The lower rank keeps the lower half.
+      const bool keep_lower = newrank < partner_new;
+      const int keep_first = keep_lower ? first : middle, keep_last = keep_lower ? middle : last;
+      const int give_first = keep_lower ? middle : first, give_last = keep_lower ? last : middle;
+      x.send(range(acc, give_first, give_last), partner);
+      x.recv(range(incoming, keep_first, keep_last), partner);
+      co_await x.all();
+      reduce_into(op, range(incoming, keep_first, keep_last), range(acc, keep_first, keep_last));
+      first = keep_first;
+      last = keep_last;
+    }
+    // Allgather by recursive doubling, retracing the halving.
+    for (int mask = 1; mask < pof2; mask *= 2) {
+      const int partner_new = newrank ^ mask;
+      const int partner = unpaired_rank(partner_new, rem);
+      const int width = last - first;
+      const bool lower = newrank < partner_new;
+      const int other_first = lower ? last : first - width;
+      x.send(range(acc, first, last), partner);
+      x.recv(range(acc, other_first, other_first + width), partner);
+      co_await x.all();
+      first = std::min(first, other_first);
+      last = first + 2 * width;
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 == 1) {
+      x.send(acc, rank - 1);
+    } else {
+      x.recv(acc, rank + 1);
+    }
+    co_await x.all();
+  }
+}
+
+task allreduce_ring(exchange x, const_bytes in, bytes out, reduction op) {
+  const int n = x.size(), rank = x.rank();
+  const std::size_t count = in.size() / op.element;
+  copy_bytes(out, in);
+  bytes acc = out.first(in.size());
+  std::vector<std::size_t> at(static_cast<std::size_t>(n) + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    const std::size_t c = count / static_cast<std::size_t>(n) +
+                          (static_cast<std::size_t>(i) < count % static_cast<std::size_t>(n));
+    at[static_cast<std::size_t>(i) + 1] = at[static_cast<std::size_t>(i)] + c * op.element;
+  }
+  auto chunk = [&](bytes b, int i) {
+    i = (i % n + n) % n;
+    return b.subspan(at[static_cast<std::size_t>(i)],
+                     at[static_cast<std::size_t>(i) + 1] - at[static_cast<std::size_t>(i)]);
+  };
+  scratch incoming(at[1]);  // chunk 0 is the largest
+  const int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+  // Reduce-scatter: after n - 1 steps this rank holds the whole reduction of chunk rank + 1.
+  for (int step = 0; step < n - 1; ++step) {
+    bytes target = chunk(acc, rank - step - 1);
+    x.send(chunk(acc, rank - step), right);
+    x.recv(bytes(incoming).first(target.size()), left);
+    co_await x.all();
+    reduce_into(op, bytes(incoming).first(target.size()), target);
+  }
+  // Allgather: pass the finished chunks around.
+  for (int step = 0; step < n - 1; ++step) {
+    x.send(chunk(acc, rank + 1 - step), right);
+    x.recv(chunk(acc, rank - step), left);
+    co_await x.all();
+  }
+}
+
+task allreduce_reduce_broadcast(exchange x, const_bytes in, bytes out, reduction op) {
+  // Both halves run under this collective's tag: the reduce's messages are all sent (and taken)
+  // before any of the broadcast's, and messages between two ranks match in the order sent.
+  copy_bytes(out, in);
+  bytes result = out.first(in.size());
+  co_await x.run(reduce_binomial(x, result, result, op, 0));
+  co_await x.run(broadcast_binomial(x, result, 0));
+}
+
+}  // namespace rmpl::coll

@@ -1,0 +1,54 @@
+// The collectives' entry points: each checks its arguments, picks an algorithm (select.hpp) and
+// starts it as an activity of the engine; the returned request completes when this rank's part
+// is done. Sizes are in bytes; a reduction's `in` and `out` may be the same memory (in place).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "core/communicator.hpp"
+#include "core/engine.hpp"
+#include "rmpl/operators.hpp"
+
+namespace rmpl::coll {
+
+/// Where a collective runs: the engine, the communicator (whose collective count advances), and
+/// what keeps the communicator alive until the collective ends.
+struct target {
+  core::engine& engine;
+  core::communicator& comm;
+  std::shared_ptr<const void> keep;
+};
+
+using bytes = std::span<std::byte>;
+using const_bytes = std::span<const std::byte>;
+using sizes = std::span<const std::size_t>;
+using reduction = detail::reduction;
+
+core::request* start_barrier(const target& t);
+core::request* start_broadcast(const target& t, bytes data, int root);
+core::request* start_reduce(const target& t, const_bytes in, bytes out, const reduction& op,
+                            int root);
+core::request* start_allreduce(const target& t, const_bytes in, bytes out, const reduction& op);
+core::request* start_scan(const target& t, const_bytes in, bytes out, const reduction& op,
+                          bool exclusive);
+core::request* start_reduce_scatter_block(const target& t, const_bytes in, bytes out,
+                                          const reduction& op);
+core::request* start_reduce_scatter(const target& t, const_bytes in, bytes out, sizes counts,
+                                    const reduction& op);
+core::request* start_gather(const target& t, const_bytes in, bytes out, int root);
+core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts,
+                             sizes displs, int root);
+core::request* start_scatter(const target& t, const_bytes in, bytes out, int root);
+core::request* start_scatterv(const target& t, const_bytes in, sizes counts, sizes displs,
+                              bytes out, int root);
+core::request* start_allgather(const target& t, const_bytes in, bytes out);
+core::request* start_allgatherv(const target& t, const_bytes in, bytes out, sizes counts,
+                                sizes displs);
+core::request* start_alltoall(const target& t, const_bytes in, bytes out);
+core::request* start_alltoallv(const target& t, const_bytes in, sizes send_counts,
+                               sizes send_displs, bytes out, sizes recv_counts,
+                               sizes recv_displs);
+
+}  // namespace rmpl::coll

@@ -1,0 +1,18 @@
+// The combine step of every reduction: inout[i] = in[i] op inout[i]. Built-in operators run typed
+// loops the compiler vectorises; user operators call the user's function.
+#pragma once
+
+#include <cstddef>
+
+#include "rmpl/operators.hpp"
+
+namespace rmpl::coll {
+
+/// inout[i] = in[i] op inout[i] for i < count (`in` holds the lower ranks' operand). `in` and
+/// `inout` must not overlap.
+void combine(const detail::reduction& op, const void* in, void* inout, std::size_t count);
+
+/// "sum of int32", "user operator (not commutative) on 24-byte elements": for error messages.
+const char* name_of(detail::builtin_op op) noexcept;
+
+}  // namespace rmpl::coll

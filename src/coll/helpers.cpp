@@ -1,0 +1,37 @@
+// The small helpers every algorithm shares (algorithms.hpp).
+#include <cstring>
+
+#include "coll/algorithms.hpp"
+#include "coll/combine.hpp"
+
+namespace rmpl::coll {
+
+layout layout::uniform(int n, std::size_t block) {
+  layout l;
+  l.counts.assign(static_cast<std::size_t>(n), block);
+  l.displs.resize(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) l.displs[static_cast<std::size_t>(r)] = static_cast<std::size_t>(r) * block;
+  return l;
+}
+
+void reduce_into(const reduction& op, const_bytes in, bytes inout) {
+  if (inout.empty()) return;
+  combine(op, in.data(), inout.data(), inout.size() / op.element);
+}
+
+void reduce_after(const reduction& op, bytes inout, const_bytes in, bytes scratch) {
+  if (inout.empty()) return;
+  if (op.commutative) {
+    combine(op, in.data(), inout.data(), inout.size() / op.element);
+    return;
+  }
+  std::memcpy(scratch.data(), in.data(), in.size());
+  combine(op, inout.data(), scratch.data(), inout.size() / op.element);
+  std::memcpy(inout.data(), scratch.data(), inout.size());
+}
+
+void copy_bytes(bytes to, const_bytes from) noexcept {
+  if (!from.empty() && to.data() != from.data()) std::memcpy(to.data(), from.data(), from.size());
+}
+
+}  // namespace rmpl::coll

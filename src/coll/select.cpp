@@ -1,0 +1,106 @@
+#include "coll/select.hpp"
+
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+#include "base/error.hpp"
+
+namespace rmpl::coll {
+namespace {
+
+constexpr std::size_t collective_count = std::size(collective_names);
+
+// The algorithms of each collective, "auto" first, in the order of collective_names.
+constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination"};
+constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather"};
+constexpr std::string_view reduce_algorithms[] = {"auto", "binomial", "rabenseifner"};
+constexpr std::string_view allreduce_algorithms[] = {"auto", "recursive_doubling", "rabenseifner",
+                                                     "ring", "reduce_broadcast"};
+constexpr std::string_view scan_algorithms[] = {"auto", "recursive_doubling", "linear"};
+constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
+constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};
+constexpr std::string_view scatter_algorithms[] = {"auto", "binomial", "linear"};
+constexpr std::string_view scatterv_algorithms[] = {"auto", "linear"};
+constexpr std::string_view allgather_algorithms[] = {"auto", "ring", "recursive_doubling",
+                                                     "bruck"};
+constexpr std::string_view allgatherv_algorithms[] = {"auto", "ring"};
+constexpr std::string_view alltoall_algorithms[] = {"auto", "linear", "pairwise", "bruck"};
+constexpr std::string_view alltoallv_algorithms[] = {"auto", "linear", "pairwise"};
+constexpr std::string_view reduce_scatter_algorithms[] = {"auto", "recursive_halving",
+                                                          "pairwise", "reduce_scatterv"};
+
+constexpr std::array<std::span<const std::string_view>, collective_count> table = {
+    barrier_algorithms,   broadcast_algorithms,      reduce_algorithms,
+    allreduce_algorithms, scan_algorithms,           scan_algorithms,
+    gather_algorithms,    gatherv_algorithms,        scatter_algorithms,
+    scatterv_algorithms,  allgather_algorithms,      allgatherv_algorithms,
+    alltoall_algorithms,  alltoallv_algorithms,      reduce_scatter_algorithms,
+    reduce_scatter_algorithms,
+};
+
+std::size_t collective_index(std::string_view name) {
+  for (std::size_t i = 0; i < collective_count; ++i) {
+    if (collective_names[i] == name) return i;
+  }
+  std::string known;
+  for (std::string_view n : collective_names) known += std::string(known.empty() ? "" : ", ") += n;
+  base::fail(errc::invalid_argument, "unknown collective '{}' (the collectives: {})", name,
+             known);
+}
+
+int algorithm_index(std::size_t c, std::string_view algorithm, std::string_view where) {
+  const auto names = table[c];
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == algorithm) return static_cast<int>(i);
+  }
+  std::string known;
+  for (std::string_view n : names) {
+    if (!known.empty()) known += ", ";
+    known += n;
+  }
+  base::fail(errc::invalid_argument, "{}: '{}' is not an algorithm of {} (choose one of: {})",
+             where, algorithm, collective_names[c], known);
+}
+
+/// The forced algorithm of each collective (0: auto), read from RMPL_COLL_<NAME> on first use.
+struct choices {
+  std::array<int, collective_count> forced{};
+  choices() {
+    for (std::size_t c = 0; c < collective_count; ++c) {
+      std::string variable = "RMPL_COLL_";
+      for (char ch : collective_names[c]) {
+        variable += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      }
+      const char* value = std::getenv(variable.c_str());
+      if (value != nullptr && *value != '\0') {
+        forced[c] = algorithm_index(c, value, variable);
+      }
+    }
+  }
+};
+
+choices& current() {
+  static choices the_choices;
+  return the_choices;
+}
+
+}  // namespace
+
+std::span<const std::string_view> algorithms(std::string_view collective_name) {
+  return table[collective_index(collective_name)];
+}
+
+void force_algorithm(std::string_view collective_name, std::string_view algorithm) {
+  const std::size_t c = collective_index(collective_name);
+  current().forced[c] = algorithm_index(c, algorithm.empty() ? "auto" : algorithm,
+                                        "force_algorithm");
+}
+
+std::string_view forced(collective c) {
+  return table[static_cast<std::size_t>(c)][static_cast<std::size_t>(
+      current().forced[static_cast<std::size_t>(c)])];
+}
+
+}  // namespace rmpl::coll

@@ -1,0 +1,46 @@
+// Which algorithm runs a collective. Each collective has a default choice by message size and rank
+// count ("auto"); RMPL_COLL_<NAME>=<algorithm> (e.g. RMPL_COLL_ALLREDUCE=ring) forces one for the
+// whole job, and force_algorithm() does the same from inside a process (tests and benchmarks).
+// An algorithm that cannot run a particular call (a non-commutative operator for rabenseifner)
+// falls back to one that can: every algorithm gives the same result.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace rmpl::coll {
+
+/// The collectives, in the order of the names below.
+enum class collective : unsigned char {
+  barrier,
+  broadcast,
+  reduce,
+  allreduce,
+  scan,
+  exscan,
+  gather,
+  gatherv,
+  scatter,
+  scatterv,
+  allgather,
+  allgatherv,
+  alltoall,
+  alltoallv,
+  reduce_scatter,
+  reduce_scatter_block,
+};
+inline constexpr std::string_view collective_names[] = {
+    "barrier", "broadcast", "reduce",  "allreduce",  "scan",           "exscan",
+    "gather",  "gatherv",   "scatter", "scatterv",   "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block"};
+
+/// The algorithms a collective knows, "auto" first. Throws rmpl::error on an unknown collective.
+std::span<const std::string_view> algorithms(std::string_view collective_name);
+/// Forces `algorithm` for every later call of `collective_name` in this process ("auto" restores
+/// the default). Throws rmpl::error naming the valid choices when either name is unknown.
+void force_algorithm(std::string_view collective_name, std::string_view algorithm);
+
+/// The algorithm forced for `c` by RMPL_COLL_<NAME> or force_algorithm(), or "auto".
+std::string_view forced(collective c);
+
+}  // namespace rmpl::coll

@@ -1,0 +1,96 @@
+#include "coll/task.hpp"
+
+#include <fmt/format.h>
+
+namespace rmpl::coll {
+
+void exchange::send(std::span<const std::byte> data, int peer) {
+  op_->add(engine_->start_send(comm_->collective_context(), data.data(), data.size(),
+                               comm_->to_world(peer), tag_, send_mode::standard));
+}
+
+void exchange::recv(std::span<std::byte> data, int peer) {
+  op_->add(engine_->start_recv(comm_->collective_context(), data.data(), data.size(),
+                               comm_->to_world(peer), tag_));
+}
+
+bool exchange::all_done::await_ready() {
+  // Requests that complete at once (a message that had already arrived) need no suspension.
+  return op->settled();
+}
+
+void exchange::all_done::await_resume() {
+  op->collect();
+}
+
+void exchange::nested::await_suspend(std::coroutine_handle<>) {
+  op->push(child.handle());
+}
+
+void exchange::nested::await_resume() {
+  auto& failure = child.handle().promise().failure;
+  if (failure) {
+    op->discard();
+    std::rethrow_exception(failure);
+  }
+}
+
+operation::~operation() {
+  // Only reached with requests pending when the engine itself goes away mid-collective.
+  for (core::request* r : pending_) {
+    if (r->done()) engine_.free_request(r);
+  }
+}
+
+std::string operation::describe() const {
+  return fmt::format("{} ({}) of {} bytes on a communicator of {}", what_.collective,
+                     what_.algorithm, what_.bytes, what_.comm_size);
+}
+
+bool operation::settled() const noexcept {
+  for (const core::request* r : pending_) {
+    if (!r->done()) return false;
+  }
+  return true;
+}
+
+void operation::collect() {
+  std::exception_ptr first;
+  for (core::request* r : pending_) {
+    try {
+      engine_.finish(r);
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  pending_.clear();
+  if (first) std::rethrow_exception(first);
+}
+
+void operation::discard() noexcept {
+  try {
+    collect();
+  } catch (...) {  // the failure being reported is the coroutine's own
+  }
+}
+
+bool operation::advance() {
+  // Resume as long as what the running coroutine waits for is complete: a step whose requests
+  // complete at once (messages already here, sends that fit the ring) needs no further pass.
+  // A coroutine that failed with sends or receives in flight ends only once they have completed:
+  // their buffers may live in its frame.
+  for (;;) {
+    if (!settled()) return false;
+    auto h = stack_.back();
+    if (!h.done()) {
+      h.resume();
+      continue;
+    }
+    if (stack_.size() == 1) break;
+    stack_.pop_back();  // the one below resumes next and sees how its child ended
+  }
+  discard();
+  return true;
+}
+
+}  // namespace rmpl::coll

@@ -1,0 +1,163 @@
+// A collective algorithm is a coroutine over point-to-point requests: it posts sends and receives on
+// the communicator's collective context, suspends until they have completed (co_await x.all()),
+// combines data, and goes on. The progress engine resumes it after each pass over the rings (see
+// core/activity.hpp), so the same code serves the blocking and the nonblocking collectives, and
+// several collectives, on one communicator or on many, can be in flight at once.
+//
+//   task broadcast_binomial(exchange x, std::span<std::byte> data, int root) {
+//     ...
+//     x.recv(data, parent);
+//     co_await x.all();
+//     for (int child : children) x.send(data, child);
+//     co_await x.all();
+//   }
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/activity.hpp"
+#include "core/communicator.hpp"
+#include "core/engine.hpp"
+
+namespace rmpl::coll {
+
+/// The return type of an algorithm coroutine. It starts suspended; operation::advance runs it.
+class task {
+ public:
+  struct promise_type {
+    std::exception_ptr failure;
+    task get_return_object() noexcept {
+      return task(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { failure = std::current_exception(); }
+  };
+
+  task() = default;
+  task(task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  task& operator=(task&& other) noexcept {
+    if (this != &other) {
+      if (handle_) handle_.destroy();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  ~task() {
+    if (handle_) handle_.destroy();
+  }
+  std::coroutine_handle<promise_type> handle() const noexcept { return handle_; }
+
+ private:
+  explicit task(std::coroutine_handle<promise_type> h) : handle_(h) {}
+  std::coroutine_handle<promise_type> handle_;
+};
+
+class operation;
+
+/// What an algorithm sees of its collective: its rank and the communicator's size, and sends and
+/// receives to ranks of the communicator, tagged with this collective's number. Cheap to copy (the
+/// coroutine keeps its own copy in its frame).
+class exchange {
+ public:
+  exchange(operation& op, core::engine& e, const core::communicator& c, int tag) noexcept
+      : op_(&op), engine_(&e), comm_(&c), tag_(tag) {}
+
+  int rank() const noexcept { return comm_->rank; }
+  int size() const noexcept { return comm_->size; }
+
+  /// Posts a send of `data` to rank `peer` of the communicator; completes at the next all().
+  void send(std::span<const std::byte> data, int peer);
+  /// Posts a receive of exactly data.size() bytes from rank `peer`.
+  void recv(std::span<std::byte> data, int peer);
+
+  /// Awaitable: suspends until every send and receive posted so far has completed. Rethrows the
+  /// first failure among them (after all have completed, so no transfer outlives the frame).
+  struct all_done {
+    operation* op;
+    bool await_ready();
+    void await_suspend(std::coroutine_handle<>) const noexcept {}
+    void await_resume();
+  };
+  all_done all() const noexcept { return {op_}; }
+
+  /// Awaitable: runs another algorithm (a coroutine started with this same exchange) to its end,
+  /// then goes on; its failure is rethrown here. Sequential parts of one collective can share its
+  /// tag: messages between two ranks are matched in the order they were sent.
+  struct nested {
+    operation* op;
+    task child;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<>);
+    void await_resume();
+  };
+  nested run(task child) const noexcept { return {op_, std::move(child)}; }
+
+ private:
+  operation* op_;
+  core::engine* engine_;
+  const core::communicator* comm_;
+  int tag_;
+};
+
+/// One collective in flight: the engine's activity. It owns the algorithm's coroutine, keeps the
+/// communicator alive (a communicator freed while its collective runs stays until it ends) and
+/// holds the point-to-point requests the coroutine waits for.
+class operation final : public core::activity {
+ public:
+  /// What the operation is, for error messages (formatted only when one is needed).
+  struct label {
+    std::string_view collective;
+    std::string_view algorithm;  ///< a literal: outlives the operation
+    std::size_t bytes;
+    int comm_size;
+  };
+  /// `keep` holds whatever must outlive the operation (the communicator's handle).
+  operation(core::engine& e, std::shared_ptr<const void> keep, label what)
+      : engine_(e), keep_(std::move(keep)), what_(what) {}
+  ~operation() override;
+
+  void run(task t) {
+    task_ = std::move(t);
+    stack_.assign(1, task_.handle());
+  }
+
+  bool advance() override;
+  void rethrow_failure() override {
+    if (task_.handle() && task_.handle().promise().failure) {
+      std::rethrow_exception(task_.handle().promise().failure);
+    }
+  }
+  std::string describe() const override;
+
+  core::engine& engine() noexcept { return engine_; }
+  /// True when every pending request has completed.
+  bool settled() const noexcept;
+  /// Takes every (completed) pending request's result; throws the first failure.
+  void collect();
+  /// collect(), ignoring failures.
+  void discard() noexcept;
+  void add(core::request* r) { pending_.push_back(r); }
+  /// Runs `child` before resuming whatever runs now (exchange::run).
+  void push(std::coroutine_handle<task::promise_type> child) { stack_.push_back(child); }
+
+ private:
+  core::engine& engine_;
+  std::shared_ptr<const void> keep_;
+  label what_;
+  task task_;
+  /// The coroutine running now is last; each one below waits for the one above it to end.
+  std::vector<std::coroutine_handle<task::promise_type>> stack_;
+  std::vector<core::request*> pending_;
+};
+
+}  // namespace rmpl::coll

@@ -1,0 +1,55 @@
+// A communicator as the kernel sees it: a pair of contexts (one for point-to-point traffic, the next
+// for collectives, so a user's wildcard receive can never take a collective's message), the
+// members' job ranks, and the number of collectives started on it. Every member starts the same
+// collectives in the same order, so that number, used as the tag on the collective context, tells
+// the messages of two collectives in flight at once apart.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rmpl/types.hpp"
+
+namespace rmpl::core {
+
+struct communicator {
+  std::uint32_t context = 0;  ///< point-to-point traffic; context + 1 carries collectives
+  int rank = 0;               ///< this process's rank here
+  int size = 1;
+  std::vector<int> world;  ///< rank here -> job rank; empty when they are equal (the world)
+  /// job rank -> rank here, or undefined; null when equal. Shared with the receive requests
+  /// started here, which translate their status's source when they complete.
+  std::shared_ptr<const std::vector<int>> local;
+  std::uint32_t collectives_started = 0;
+
+  std::uint32_t collective_context() const noexcept { return context + 1; }
+  int to_world(int r) const noexcept {
+    return world.empty() ? r : world[static_cast<std::size_t>(r)];
+  }
+  int from_world(int w) const noexcept {
+    return local ? (*local)[static_cast<std::size_t>(w)] : w;
+  }
+  /// The tag of the next collective on this communicator.
+  int next_collective_tag() noexcept {
+    return static_cast<int>(collectives_started++ & static_cast<std::uint32_t>(tag_ub));
+  }
+
+  /// The communicator of these job ranks (in rank order) on `context`, seen from job rank `me`.
+  static communicator of(std::uint32_t context, std::vector<int> members, int me, int job_size) {
+    communicator c;
+    c.context = context;
+    c.size = static_cast<int>(members.size());
+    auto local = std::make_shared<std::vector<int>>(static_cast<std::size_t>(job_size), undefined);
+    c.rank = undefined;
+    for (int r = 0; r < c.size; ++r) {
+      (*local)[static_cast<std::size_t>(members[static_cast<std::size_t>(r)])] = r;
+      if (members[static_cast<std::size_t>(r)] == me) c.rank = r;
+    }
+    c.world = std::move(members);
+    c.local = std::move(local);
+    return c;
+  }
+};
+
+}  // namespace rmpl::core
