@@ -25,7 +25,8 @@ enum {
   RMPL_ERR_DEAD_RANK = 9,
   RMPL_ERR_NOT_INITIALIZED = 10,
   RMPL_ERR_SYSTEM = 11,
-  RMPL_ERR_INTERNAL = 12
+  RMPL_ERR_INTERNAL = 12,
+  RMPL_ERR_EXHAUSTED = 13 /* a bounded resource (communicator contexts) ran out */
 };
 
 #define RMPL_ANY_SOURCE (-1)

@@ -135,17 +135,19 @@ class group {
  private:
   void check_rank(int r, const char* what) const {
     if (r < 0 || r >= size()) {
-      detail::throw_error(errc::invalid_rank, "rmpl: group::" + std::string(what) + ": rank " +
-                                                  std::to_string(r) + " is outside a group of " +
-                                                  std::to_string(size()));
+      std::string message = "rmpl: group::";
+      message.append(what).append(": rank ").append(std::to_string(r));
+      message.append(" is outside a group of ").append(std::to_string(size()));
+      detail::throw_error(errc::invalid_rank, message);
     }
   }
   void check_distinct(const char* what) const {
     std::vector<int> sorted = members_;
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-      detail::throw_error(errc::invalid_argument,
-                          "rmpl: " + std::string(what) + ": a process is listed twice");
+      std::string message = "rmpl: ";
+      message.append(what).append(": a process is listed twice");
+      detail::throw_error(errc::invalid_argument, message);
     }
   }
 

@@ -1,7 +1,7 @@
 // Reduction operators for reduce, allreduce, scan, exscan and reduce_scatter.
 //
 // Built-in operators run vectorised loops inside the library: rmpl::ops::sum, product, min, max,
-// logical_and/or/xor, bit_and/or/xor on every arithmetic type, and minloc/maxloc on
+// logical_and/or/xor on every arithmetic type, bit_and/or/xor on integers and bool, and minloc/maxloc on
 // rmpl::value_index<T>. The standard function objects std::plus, std::multiplies,
 // std::logical_and, std::logical_or, std::bit_and, std::bit_or and std::bit_xor (typed or <>) mean
 // the same built-ins.
@@ -209,7 +209,8 @@ reduction make_reduction(Op&& op) {
                     "float, double or long double");
     } else if constexpr (code == builtin_op::bit_and || code == builtin_op::bit_or ||
                          code == builtin_op::bit_xor) {
-      static_assert(std::is_integral_v<T>, "bitwise operators reduce integers (or bool)");
+      static_assert(std::is_integral_v<T> && type != scalar::none,
+                    "bitwise operators reduce integers (or bool) of 1, 2, 4 or 8 bytes");
     } else {
       static_assert(std::is_arithmetic_v<T> && type != scalar::none,
                     "this built-in operator reduces arithmetic types");

@@ -18,6 +18,7 @@
 #include <optional>
 #include <ranges>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -488,6 +489,13 @@ class communicator {
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request ialltoall(const S& in, R&& out) const {
     detail::same_elements<S, R>();
+    if (size_ > 0 && std::ranges::size(in) % static_cast<std::size_t>(size_) != 0) {
+      std::string message = "rmpl: alltoall on rank ";
+      message.append(std::to_string(rank_)).append(": ");
+      message.append(std::to_string(std::ranges::size(in))).append(" elements do not split into ");
+      message.append(std::to_string(size_)).append(" equal blocks");
+      detail::throw_error(errc::invalid_argument, message);
+    }
     return request(
         detail::ialltoall(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
   }

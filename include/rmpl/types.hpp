@@ -26,6 +26,7 @@ enum class errc : int {
   not_initialized = 10,  ///< a call before init or after finalize
   system = 11,           ///< the operating system refused something (the message names the call)
   internal = 12,         ///< an invariant of rmpl itself broke (a bug: please report it)
+  exhausted = 13,        ///< a bounded resource ran out (e.g. communicator contexts): free some
 };
 
 /// A short, constant description of a code (never null).

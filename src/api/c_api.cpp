@@ -121,7 +121,7 @@ int rmpl_wait_all(rmpl_handle* handles, size_t count) {
   return first;
 }
 const char* rmpl_error_string(int code) {
-  if (code < 0 || code > RMPL_ERR_INTERNAL) return "unknown rmpl error code";
+  if (code < 0 || code > RMPL_ERR_EXHAUSTED) return "unknown rmpl error code";
   return rmpl::to_string(static_cast<rmpl::errc>(code));
 }
 const char* rmpl_last_error(void) {

@@ -32,7 +32,7 @@ std::uint32_t agree_on_context(const comm_impl& parent) {
   wait(id);
   const auto context = e.contexts().claim_lowest(agreed);
   if (!context) {
-    base::fail(errc::internal,
+    base::fail(errc::exhausted,
                "rank {}: no communicator context is free on every rank of a communicator "
                "of {} ({} in use here): free communicators that are no longer needed",
                parent.kernel.rank, parent.kernel.size, e.contexts().in_use());

@@ -34,6 +34,8 @@ const char* to_string(errc code) noexcept {
       return "operating system error";
     case errc::internal:
       return "internal error";
+    case errc::exhausted:
+      return "resource exhausted";
   }
   return "unknown error code";
 }

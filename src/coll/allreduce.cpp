@@ -50,22 +50,59 @@ task allreduce_recursive_doubling(exchange x, const_bytes in, bytes out, reducti
   }
 }
 
+namespace {
+
+/// Bytes per step of fold_exchange: small enough that a chunk just copied from the partner is
+/// still in cache when it is combined.
+constexpr std::size_t fold_chunk = std::size_t{256} << 10;
+
+/// Sends `give` to `partner` while receiving the partner's operand for the range this rank keeps,
+/// folding it into `result` (result = mine op partner's; commutative operators only). Chunk by
+/// chunk, so the data crosses memory once: the partner's chunk is copied straight into `result`
+/// and combined with `mine` there (or, when `mine` is `result` itself, copied to a small scratch
+/// buffer first). The partner runs the same with the roles of the ranges swapped, so the chunks
+/// pair up one to one.
+task fold_exchange(exchange x, int partner, const_bytes give, const_bytes mine, bytes result,
+                   reduction op) {
+  const std::size_t chunk = fold_chunk - fold_chunk % op.element;
+  const bool in_place = mine.data() == result.data();
+  scratch incoming(in_place ? std::min(chunk, result.size()) : 0);
+  for (std::size_t at = 0; at < give.size() || at < result.size(); at += chunk) {
+    if (at < give.size()) x.send(give.subspan(at, std::min(chunk, give.size() - at)), partner);
+    if (at >= result.size()) {
+      co_await x.all();
+      continue;
+    }
+    bytes part = result.subspan(at, std::min(chunk, result.size() - at));
+    bytes target = in_place ? bytes(incoming).first(part.size()) : part;
+    x.recv(target, partner);
+    co_await x.all();
+    if (in_place) {
+      reduce_into(op, target, part);
+    } else {
+      reduce_into(op, mine.subspan(at, part.size()), part);
+    }
+  }
+}
+
+}  // namespace
+
 task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op) {
   const int n = x.size(), rank = x.rank();
   const int pof2 = floor_pow2(n), rem = n - pof2;
   const std::size_t count = in.size() / op.element;
-  copy_bytes(out, in);
   bytes acc = out.first(in.size());
-  scratch incoming(in.size());
+  // This rank's operand: its input until the first fold leaves it in `out`. Reading the input
+  // in place saves copying it to `out` first.
+  const_bytes mine = in;
 
   if (rank < 2 * rem) {
     if (rank % 2 == 0) {
-      x.send(acc, rank + 1);
+      co_await x.run(fold_exchange(x, rank + 1, in, {}, {}, op));
     } else {
-      x.recv(incoming, rank - 1);
+      co_await x.run(fold_exchange(x, rank - 1, {}, in, acc, op));
+      mine = acc;
     }
-    co_await x.all();
-    if (rank % 2 == 1) reduce_into(op, incoming, acc);
   }
   const int newrank = paired_rank(rank, rem);
   if (newrank >= 0) {
@@ -76,7 +113,7 @@ task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op)
                             (static_cast<std::size_t>(i) < count % static_cast<std::size_t>(pof2));
       at[static_cast<std::size_t>(i) + 1] = at[static_cast<std::size_t>(i)] + c * op.element;
     }
-    auto range = [&](bytes b, int first, int last) {
+    auto range = [&](auto b, int first, int last) {
       return b.subspan(at[static_cast<std::size_t>(first)],
                        at[static_cast<std::size_t>(last)] - at[static_cast<std::size_t>(first)]);
     };
@@ -90,14 +127,15 @@ task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op)
       const bool keep_lower = newrank < partner_new;
       const int keep_first = keep_lower ? first : middle, keep_last = keep_lower ? middle : last;
       const int give_first = keep_lower ? middle : first, give_last = keep_lower ? last : middle;
-      x.send(range(acc, give_first, give_last), partner);
-      x.recv(range(incoming, keep_first, keep_last), partner);
-      co_await x.all();
-      reduce_into(op, range(incoming, keep_first, keep_last), range(acc, keep_first, keep_last));
+      co_await x.run(fold_exchange(x, partner, range(mine, give_first, give_last),
+                                   range(mine, keep_first, keep_last),
+                                   range(acc, keep_first, keep_last), op));
+      mine = acc;
       first = keep_first;
       last = keep_last;
     }
     // Allgather by recursive doubling, retracing the halving.
+    if (pof2 == 1) copy_bytes(acc, mine);
     for (int mask = 1; mask < pof2; mask *= 2) {
       const int partner_new = newrank ^ mask;
       const int partner = unpaired_rank(partner_new, rem);

@@ -12,7 +12,7 @@ namespace rmpl::coll {
 /// `inout` must not overlap.
 void combine(const detail::reduction& op, const void* in, void* inout, std::size_t count);
 
-/// "sum of int32", "user operator (not commutative) on 24-byte elements": for error messages.
+/// "sum", "bit_xor", "user operator": the operator's name, for error messages.
 const char* name_of(detail::builtin_op op) noexcept;
 
 }  // namespace rmpl::coll

@@ -5,6 +5,11 @@
 namespace rmpl::coll {
 
 void exchange::send(std::span<const std::byte> data, int peer) {
+  // Short messages that fit the ring go out at once and need no request.
+  if (engine_->try_send_inline(comm_->collective_context(), data.data(), data.size(),
+                               comm_->to_world(peer), tag_)) {
+    return;
+  }
   op_->add(engine_->start_send(comm_->collective_context(), data.data(), data.size(),
                                comm_->to_world(peer), tag_, send_mode::standard));
 }

@@ -187,19 +187,17 @@ bool engine::emit(int dest, request* r) {
   const bool sync = r->mode == send_mode::synchronous;
   cell* c = claim_cell(ch, control_reserve_);
   if (c == nullptr) return false;
-  c->flags = sync ? flag::sync : 0;
-  c->context = static_cast<std::uint16_t>(r->context);
-  c->tag = r->tag;
   bool waits = sync;
   if (r->bytes <= (sync ? inline_sync_capacity : inline_capacity)) {
-    c->kind = static_cast<std::uint8_t>(kind::inline_data);
-    c->size = static_cast<std::uint32_t>(r->bytes);
-    if (r->bytes) std::memcpy(c->body, r->buffer, r->bytes);
+    write_inline(*c, r->context, r->tag, r->buffer, r->bytes, sync ? flag::sync : 0);
     if (sync) {
       const std::uint64_t cookie = r->id();
       std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
     }
   } else if (int slot; r->bytes <= tune_.eager_max && (slot = claim_slot(dest)) >= 0) {
+    c->flags = sync ? flag::sync : 0;
+    c->context = static_cast<std::uint16_t>(r->context);
+    c->tag = r->tag;
     std::memcpy(dom_.slot(dest, static_cast<std::uint32_t>(slot)), r->buffer, r->bytes);
     c->kind = static_cast<std::uint8_t>(kind::eager);
     c->size = static_cast<std::uint32_t>(r->bytes);
@@ -207,6 +205,8 @@ bool engine::emit(int dest, request* r) {
   } else {
     c->kind = static_cast<std::uint8_t>(kind::rts);
     c->flags = 0;  // the FIN that ends every rendezvous already proves the match
+    c->context = static_cast<std::uint16_t>(r->context);
+    c->tag = r->tag;
     c->size = 0;
     write_body(*c, rts_body{r->bytes, r->id(), reinterpret_cast<std::uint64_t>(r->buffer)});
     waits = true;
@@ -217,6 +217,31 @@ bool engine::emit(int dest, request* r) {
   } else {
     complete_send(r);
   }
+  return true;
+}
+
+void engine::write_inline(cell& c, std::uint32_t context, int tag, const void* buf,
+                          std::size_t bytes, std::uint8_t flags) noexcept {
+  c.kind = static_cast<std::uint8_t>(kind::inline_data);
+  c.flags = flags;
+  c.context = static_cast<std::uint16_t>(context);
+  c.tag = tag;
+  c.size = static_cast<std::uint32_t>(bytes);
+  if (bytes) std::memcpy(c.body, buf, bytes);
+}
+
+bool engine::try_send_inline(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
+                             int tag) noexcept {
+  if (bytes > inline_capacity || dest < 0 || dest >= size_ || tag < 0 || tag > tag_ub ||
+      context > 0xffff || (buf == nullptr && bytes > 0)) {
+    return false;
+  }
+  out_channel& ch = out_[dest];
+  if (!ch.backlog.empty()) return false;  // behind queued cells: order first
+  cell* c = claim_cell(ch, control_reserve_);
+  if (c == nullptr) return false;
+  write_inline(*c, context, tag, buf, bytes, 0);
+  publish(ch, dest, c);
   return true;
 }
 
@@ -331,22 +356,9 @@ request* engine::start_send(std::uint32_t context, const void* buf, std::size_t 
 void engine::send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                   send_mode mode) {
   // Fast path: a small standard send with room in the ring completes without a request.
-  if ((mode == send_mode::standard || mode == send_mode::ready) && bytes <= inline_capacity &&
-      dest >= 0 && dest < size_ && tag >= 0 && tag <= tag_ub && context <= 0xffff &&
-      (buf != nullptr || bytes == 0)) {
-    out_channel& ch = out_[dest];
-    if (ch.backlog.empty()) {
-      if (cell* c = claim_cell(ch, control_reserve_)) {
-        c->kind = static_cast<std::uint8_t>(kind::inline_data);
-        c->flags = 0;
-        c->context = static_cast<std::uint16_t>(context);
-        c->tag = tag;
-        c->size = static_cast<std::uint32_t>(bytes);
-        if (bytes) std::memcpy(c->body, buf, bytes);
-        publish(ch, dest, c);
-        return;
-      }
-    }
+  if ((mode == send_mode::standard || mode == send_mode::ready) &&
+      try_send_inline(context, buf, bytes, dest, tag)) {
+    return;
   }
   request* r = start_send(context, buf, bytes, dest, tag, mode);
   wait(r);

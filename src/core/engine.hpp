@@ -59,6 +59,10 @@ class engine {
   request* start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                       send_mode mode);
   request* start_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag);
+  /// A standard send that fits one cell and finds room in the ring now: written, published and
+  /// complete on return (true). False, with nothing done, otherwise.
+  bool try_send_inline(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
+                       int tag) noexcept;
   /// Starts a collective (or any other activity): advances it once at once, then after every
   /// progress pass until it ends. Its request completes when it ends.
   request* start_activity(std::unique_ptr<activity> work);
@@ -198,6 +202,8 @@ class engine {
     send_control_bytes(dest, how, bytes);
   }
   void send_control_bytes(int dest, kind how, const unsigned char* body);
+  static void write_inline(cell& c, std::uint32_t context, int tag, const void* buf,
+                           std::size_t bytes, std::uint8_t flags) noexcept;
   void write_control(cell* c, kind how, const unsigned char* body) noexcept;
   bool flush_backlog(int dest);
   int claim_slot(int dest) noexcept;

@@ -160,7 +160,7 @@ static void test_errors(void) {
   rmpl_wait(&send, NULL);
 
   int all_strings = 1;
-  for (int code = RMPL_SUCCESS; code <= RMPL_ERR_INTERNAL; ++code) {
+  for (int code = RMPL_SUCCESS; code <= RMPL_ERR_EXHAUSTED; ++code) {
     all_strings =
         all_strings && rmpl_error_string(code) != NULL && rmpl_error_string(code)[0] != '\0';
   }

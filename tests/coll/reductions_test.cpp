@@ -1,0 +1,241 @@
+// The reductions (reduce, allreduce, scan, exscan, reduce_scatter_block, reduce_scatter) with the
+// built-in operators and std:: function objects on every element type family, under every algorithm
+// of each collective (forced), every root, counts 0, 1, 3, 1001 and a multi-MiB case, blocking,
+// nonblocking and in place; compared with a serial fold of the operands every rank can compute.
+// Inputs are chosen so that results are exact whatever order the library combines them in (small
+// integers, doubles that are multiples of 1/4, products of 1, -1 and 2).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reduction_checks.hpp"
+
+namespace {
+
+using coll_test::element_fn;
+using coll_test::form;
+using coll_test::input_kind;
+using coll_test::inputs_of;
+using coll_test::reduction_names;
+using coll_test::sweep_reduction;
+using rmpl_test::rank;
+using rmpl_test::size;
+using rmpl_test::world;
+
+class Reductions : public coll_test::fixture {};
+class Operators : public coll_test::fixture {};
+class UserOperators : public coll_test::fixture {};
+class ReductionErrors : public coll_test::fixture {};
+
+/// The large count of each reduction: the whole vector, or per rank for the scattering ones (so the
+/// operand is always about 8 MiB).
+std::size_t large_of(const std::string& collective) {
+  if (collective == "reduce_scatter_block" || collective == "reduce_scatter") {
+    return coll_test::large_count / static_cast<std::size_t>(size());
+  }
+  return coll_test::large_count;
+}
+
+// ---- every algorithm, root, count and form, with sum ----
+
+// int for the small counts (exact, and the commonest case), double for the large one.
+TEST_F(Reductions, EveryAlgorithmRootCountAndForm) {
+  auto c = world();
+  for (const std::string& collective : reduction_names()) {
+    SCOPED_TRACE(collective);
+    sweep_reduction<int>(collective, c, rmpl::ops::sum{}, inputs_of<int>(input_kind::general),
+                         coll_test::small_counts(), 0);
+    if (HasFailure()) return;
+    if (coll_test::large_enabled()) {
+      coll_test::for_each_algorithm(collective, [&](const std::string&) {
+        coll_test::check_reduction<double>(collective, c, rmpl::ops::sum{},
+                                           inputs_of<double>(input_kind::general),
+                                           large_of(collective), size() - 1, form::blocking);
+        coll_test::any_failed(c);
+      });
+    }
+    if (HasFailure()) return;
+  }
+}
+
+// ---- every built-in operator on every type family ----
+
+/// Every reduction under every algorithm with `op` on T: 1001 elements blocking and 3 nonblocking
+/// (root size() - 1 for reduce), and in place where there is a form for it.
+template <class T, class Op>
+void all_reductions(const char* op_name, const Op& op, input_kind kind) {
+  SCOPED_TRACE(op_name);
+  auto c = world();
+  element_fn<T> e = inputs_of<T>(kind);
+  for (const std::string& collective : reduction_names()) {
+    coll_test::for_each_algorithm(collective, [&](const std::string&) {
+      coll_test::check_reduction<T>(collective, c, op, e, 1001, size() - 1, form::blocking);
+      coll_test::check_reduction<T>(collective, c, op, e, 3, 0, form::nonblocking);
+      if (collective == "allreduce") {
+        coll_test::check_reduction<T>(collective, c, op, e, 1001, -1, form::in_place);
+      }
+      coll_test::any_failed(c);
+    });
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST_F(Operators, Int) {
+  all_reductions<int>("sum", rmpl::ops::sum{}, input_kind::general);
+  all_reductions<int>("product", rmpl::ops::product{}, input_kind::product);
+  all_reductions<int>("min", rmpl::ops::min{}, input_kind::general);
+  all_reductions<int>("max", rmpl::ops::max{}, input_kind::general);
+  all_reductions<int>("logical_and", rmpl::ops::logical_and{}, input_kind::logical);
+  all_reductions<int>("logical_or", rmpl::ops::logical_or{}, input_kind::logical);
+  all_reductions<int>("logical_xor", rmpl::ops::logical_xor{}, input_kind::logical);
+  all_reductions<int>("bit_and", rmpl::ops::bit_and{}, input_kind::bits);
+  all_reductions<int>("bit_or", rmpl::ops::bit_or{}, input_kind::bits);
+  all_reductions<int>("bit_xor", rmpl::ops::bit_xor{}, input_kind::bits);
+}
+
+TEST_F(Operators, IntStandardFunctionObjects) {
+  all_reductions<int>("std::plus<>", std::plus<>{}, input_kind::general);
+  all_reductions<int>("std::multiplies<int>", std::multiplies<int>{}, input_kind::product);
+  all_reductions<int>("std::bit_xor<>", std::bit_xor<>{}, input_kind::bits);
+  all_reductions<int>("std::bit_and<int>", std::bit_and<int>{}, input_kind::bits);
+  all_reductions<int>("std::logical_or<>", std::logical_or<>{}, input_kind::logical);
+  all_reductions<int>("std::logical_and<>", std::logical_and<>{}, input_kind::logical);
+}
+
+TEST_F(Operators, Double) {
+  all_reductions<double>("sum", rmpl::ops::sum{}, input_kind::general);
+  all_reductions<double>("product", rmpl::ops::product{}, input_kind::product);
+  all_reductions<double>("min", rmpl::ops::min{}, input_kind::general);
+  all_reductions<double>("max", rmpl::ops::max{}, input_kind::general);
+  all_reductions<double>("std::plus<double>", std::plus<double>{}, input_kind::general);
+  all_reductions<double>("std::multiplies<>", std::multiplies<>{}, input_kind::product);
+}
+
+TEST_F(Operators, Int64) {
+  all_reductions<std::int64_t>("sum", rmpl::ops::sum{}, input_kind::general);
+  all_reductions<std::int64_t>("product", rmpl::ops::product{}, input_kind::product);
+  all_reductions<std::int64_t>("min", rmpl::ops::min{}, input_kind::general);
+  all_reductions<std::int64_t>("max", rmpl::ops::max{}, input_kind::general);
+  all_reductions<std::int64_t>("bit_or", rmpl::ops::bit_or{}, input_kind::bits);
+  all_reductions<std::int64_t>("std::plus<>", std::plus<>{}, input_kind::general);
+}
+
+TEST_F(Operators, Char) {
+  all_reductions<char>("sum", rmpl::ops::sum{}, input_kind::general);
+  all_reductions<char>("min", rmpl::ops::min{}, input_kind::general);
+  all_reductions<char>("max", rmpl::ops::max{}, input_kind::general);
+  all_reductions<char>("bit_xor", rmpl::ops::bit_xor{}, input_kind::bits);
+  all_reductions<char>("logical_and", rmpl::ops::logical_and{}, input_kind::logical);
+}
+
+TEST_F(Operators, OtherArithmeticTypes) {
+  all_reductions<float>("sum", rmpl::ops::sum{}, input_kind::general);
+  all_reductions<short>("max", rmpl::ops::max{}, input_kind::general);
+  all_reductions<unsigned char>("bit_or", rmpl::ops::bit_or{}, input_kind::bits);
+  all_reductions<std::uint64_t>("bit_and", rmpl::ops::bit_and{}, input_kind::bits);
+  all_reductions<std::uint64_t>("sum", rmpl::ops::sum{}, input_kind::bits);  // wraps, exactly
+  all_reductions<std::uint32_t>("product", rmpl::ops::product{}, input_kind::bits);
+  all_reductions<long double>("min", rmpl::ops::min{}, input_kind::general);
+}
+
+// Ties are common in these inputs, and the index falls as the rank rises: a tie must go to the
+// smallest index (the highest rank), whatever order the operands met in.
+TEST_F(Operators, MinlocAndMaxloc) {
+  all_reductions<rmpl::value_index<double>>("minloc", rmpl::ops::minloc{}, input_kind::general);
+  all_reductions<rmpl::value_index<double>>("maxloc", rmpl::ops::maxloc{}, input_kind::general);
+  all_reductions<rmpl::value_index<int>>("minloc", rmpl::ops::minloc{}, input_kind::general);
+  all_reductions<rmpl::value_index<float>>("maxloc", rmpl::ops::maxloc{}, input_kind::general);
+}
+
+// ---- user operators that do commute ----
+
+// Declared commutative (the library may reorder), and a stateful lambda not declared so (the
+// library must keep rank order, which for a commutative function gives the same result).
+TEST_F(UserOperators, CommutativeOnesGiveTheSameResultUnderEveryAlgorithm) {
+  const std::int64_t modulus = 1000000007;
+  auto sum_mod = [modulus](const std::int64_t& a, const std::int64_t& b) {
+    return (a + b) % modulus;
+  };
+  element_fn<std::int64_t> e = [&](int r, std::size_t i, int salt) {
+    return static_cast<std::int64_t>(
+        coll_test::hash(static_cast<std::uint64_t>(r), i, static_cast<std::uint64_t>(salt)) %
+        static_cast<std::uint64_t>(modulus));
+  };
+  auto c = world();
+  for (const std::string& collective : reduction_names()) {
+    SCOPED_TRACE(collective);
+    sweep_reduction<std::int64_t>(collective, c, rmpl::commutative(sum_mod), e, {0, 1, 1001}, 0);
+    sweep_reduction<std::int64_t>(collective, c, sum_mod, e, {1001}, 0);
+    if (HasFailure()) return;
+  }
+  // A large one, where the reduce-scatter algorithms would be chosen.
+  if (coll_test::large_enabled()) {
+    coll_test::for_each_algorithm("allreduce", [&](const std::string&) {
+      coll_test::check_allreduce(c, rmpl::commutative(sum_mod), e, coll_test::large_count,
+                                 form::blocking);
+      coll_test::any_failed(c);
+    });
+  }
+}
+
+// A 24-byte element with a commutative user operator: algorithms that split the vector into
+// blocks (ring, Rabenseifner, recursive halving) must cut between elements, never inside one, also
+// when the count does not divide by the number of ranks.
+struct triple {
+  std::int64_t a, b, c;
+  friend bool operator==(const triple&, const triple&) = default;
+};
+
+TEST_F(UserOperators, WideElementsAreNeverSplit) {
+  constexpr std::int64_t modulus = 1000003;
+  auto add = rmpl::commutative([](const triple& x, const triple& y) {
+    return triple{(x.a + y.a) % modulus, (x.b + y.b) % modulus, (x.c + y.c) % modulus};
+  });
+  element_fn<triple> e = [](int r, std::size_t i, int salt) {
+    std::uint64_t h =
+        coll_test::hash(static_cast<std::uint64_t>(r), i, static_cast<std::uint64_t>(salt));
+    return triple{static_cast<std::int64_t>(h % modulus),
+                  static_cast<std::int64_t>((h >> 20) % modulus),
+                  static_cast<std::int64_t>((h >> 40) % modulus)};
+  };
+  auto c = world();
+  for (const std::string& collective : reduction_names()) {
+    SCOPED_TRACE(collective);
+    sweep_reduction<triple>(collective, c, add, e, {1, 3, 1001},
+                            collective == "reduce_scatter_block" || collective == "reduce_scatter"
+                                ? 100003 / static_cast<std::size_t>(size())
+                                : 100003);
+    if (HasFailure()) return;
+  }
+}
+
+// ---- errors ----
+
+// Every rank passes the same bad argument, so each can refuse it before any communication; the
+// communicator works afterwards.
+TEST_F(ReductionErrors, BadRootsAndSizesAreRefused) {
+  auto c = world();
+  const int n = size();
+  std::vector<int> one(1), two(2), blocks(static_cast<std::size_t>(n) * 2 - 1);
+  coll_test::expect_error([&] { c.reduce(one, one, rmpl::ops::sum{}, n); },
+                          rmpl::errc::invalid_rank, {"reduce", std::to_string(n)},
+                          "reduce with root size()");
+  coll_test::expect_error([&] { (void)c.ireduce(one, one, rmpl::ops::sum{}, -3); },
+                          rmpl::errc::invalid_rank, {"reduce", "-3"}, "ireduce with root -3");
+  coll_test::expect_error([&] { c.allreduce(two, one, rmpl::ops::sum{}); },
+                          rmpl::errc::invalid_argument, {"allreduce"},
+                          "allreduce of 2 elements into 1");
+  coll_test::expect_error([&] { c.reduce_scatter_block(blocks, two, rmpl::ops::sum{}); },
+                          rmpl::errc::invalid_argument, {"reduce_scatter"},
+                          "reduce_scatter_block of 2 * size() - 1 elements into blocks of 2");
+  std::vector<std::size_t> counts(static_cast<std::size_t>(n) + 1, 1);
+  std::vector<int> total(static_cast<std::size_t>(n) + 1);
+  coll_test::expect_error([&] { c.reduce_scatter(total, one, counts, rmpl::ops::sum{}); },
+                          rmpl::errc::invalid_argument, {"reduce_scatter"},
+                          "reduce_scatter with size() + 1 counts");
+  std::vector<int> data{1};
+  c.allreduce(data, rmpl::ops::sum{});
+  EXPECT_EQ(data[0], n);
+}
+
+}  // namespace
