@@ -94,6 +94,12 @@ inline int paired_rank(int rank, int rem) noexcept {
 inline int unpaired_rank(int newrank, int rem) noexcept {
   return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
+/// Before a power-of-two exchange on n = 2^k + rem ranks, the first 2*rem ranks pair up: the even
+/// rank sends its operand `acc` to the odd one, which folds it in (acc = even's op odd's, rank
+/// order kept) and stands for both; `incoming` is the odd rank's receive buffer.
+task pair_up(exchange x, int rem, bytes acc, bytes incoming, reduction op);
+/// After the exchange the odd rank of each pair hands the result back to the even one.
+task hand_back(exchange x, int rem, bytes result);
 /// inout = in op inout over whole elements of the reduction.
 void reduce_into(const reduction& op, const_bytes in, bytes inout);
 /// inout = inout op in (the local operand first): needed by non-commutative operators.

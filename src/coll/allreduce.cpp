@@ -18,15 +18,7 @@ task allreduce_recursive_doubling(exchange x, const_bytes in, bytes out, reducti
   scratch incoming(in.size()), spare(op.commutative ? 0 : in.size());
 
   const int newrank = paired_rank(rank, rem);
-  if (rank < 2 * rem) {
-    if (rank % 2 == 0) {
-      x.send(acc, rank + 1);
-    } else {
-      x.recv(incoming, rank - 1);
-    }
-    co_await x.all();
-    if (rank % 2 == 1) reduce_into(op, incoming, acc);
-  }
+  if (x.rank() < 2 * rem) co_await x.run(pair_up(x, rem, acc, incoming, op));
   if (newrank >= 0) {
     for (int mask = 1; mask < pof2; mask *= 2) {
       const int partner = unpaired_rank(newrank ^ mask, rem);
@@ -40,14 +32,7 @@ task allreduce_recursive_doubling(exchange x, const_bytes in, bytes out, reducti
       }
     }
   }
-  if (rank < 2 * rem) {
-    if (rank % 2 == 1) {
-      x.send(acc, rank - 1);
-    } else {
-      x.recv(acc, rank + 1);
-    }
-    co_await x.all();
-  }
+  if (x.rank() < 2 * rem) co_await x.run(hand_back(x, rem, acc));
 }
 
 namespace {
@@ -149,14 +134,7 @@ task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op)
       last = first + 2 * width;
     }
   }
-  if (rank < 2 * rem) {
-    if (rank % 2 == 1) {
-      x.send(acc, rank - 1);
-    } else {
-      x.recv(acc, rank + 1);
-    }
-    co_await x.all();
-  }
+  if (x.rank() < 2 * rem) co_await x.run(hand_back(x, rem, acc));
 }
 
 task allreduce_ring(exchange x, const_bytes in, bytes out, reduction op) {

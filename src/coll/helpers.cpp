@@ -14,6 +14,29 @@ layout layout::uniform(int n, std::size_t block) {
   return l;
 }
 
+task pair_up(exchange x, int rem, bytes acc, bytes incoming, reduction op) {
+  const int rank = x.rank();
+  if (rank >= 2 * rem) co_return;
+  if (rank % 2 == 0) {
+    x.send(acc, rank + 1);
+  } else {
+    x.recv(incoming, rank - 1);
+  }
+  co_await x.all();
+  if (rank % 2 == 1) reduce_into(op, incoming, acc);
+}
+
+task hand_back(exchange x, int rem, bytes result) {
+  const int rank = x.rank();
+  if (rank >= 2 * rem) co_return;
+  if (rank % 2 == 1) {
+    x.send(result, rank - 1);
+  } else {
+    x.recv(result, rank + 1);
+  }
+  co_await x.all();
+}
+
 void reduce_into(const reduction& op, const_bytes in, bytes inout) {
   if (inout.empty()) return;
   combine(op, in.data(), inout.data(), inout.size() / op.element);

@@ -75,16 +75,7 @@ task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, in
   const std::size_t count = in.size() / op.element;
   scratch acc = scratch::copy_of(in), incoming(in.size());
 
-  // Pair up the first 2*rem ranks: the even one's data goes into the odd one's.
-  if (rank < 2 * rem) {
-    if (rank % 2 == 0) {
-      x.send(acc, rank + 1);
-    } else {
-      x.recv(incoming, rank - 1);
-    }
-    co_await x.all();
-    if (rank % 2 == 1) reduce_into(op, incoming, acc);
-  }
+  if (x.rank() < 2 * rem) co_await x.run(pair_up(x, rem, acc, incoming, op));
   const int newrank = paired_rank(rank, rem);
   // The root's stand-in among the new ranks: itself, or the odd partner that holds its data.
   const int new_root = paired_rank(root < 2 * rem && root % 2 == 0 ? root + 1 : root, rem);

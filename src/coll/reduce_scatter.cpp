@@ -16,15 +16,7 @@ task reduce_scatter_recursive_halving(exchange x, const_bytes in, bytes out, lay
   const int pof2 = floor_pow2(n), rem = n - pof2;
   scratch acc = scratch::copy_of(in), incoming(in.size());
 
-  if (rank < 2 * rem) {
-    if (rank % 2 == 0) {
-      x.send(acc, rank + 1);
-    } else {
-      x.recv(incoming, rank - 1);
-    }
-    co_await x.all();
-    if (rank % 2 == 1) reduce_into(op, incoming, acc);
-  }
+  if (x.rank() < 2 * rem) co_await x.run(pair_up(x, rem, acc, incoming, op));
   const int newrank = paired_rank(rank, rem);
   if (newrank >= 0) {
     // New rank i answers for the blocks of the real ranks it stands for: [start[i], start[i+1]).
