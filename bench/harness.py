@@ -1,0 +1,316 @@
+"""What bench/run-pingpong and bench/run-collectives share: building rmpl's targets and the peers'
+MPI programs, launching a program under rmplrun / Open MPI / MPICH, running a command with a timeout,
+sampling how busy the machine is, the vCPU placement probe, statistics and formatting, and writing a
+section of docs/benchmarks.md between markers.
+
+Standard library only. The scripts set `PROG` (the prefix of the messages on stderr) before calling.
+"""
+
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROG = "bench"  # set by the calling script: the prefix of its messages
+
+LIBS = ["rmpl", "ompi", "mpich"]
+LIB_NAMES = {"rmpl": "rmpl", "ompi": "Open MPI", "mpich": "MPICH"}
+BUSY_SAMPLE = 0.25  # seconds of /proc/stat sampling before each run
+PROBE_RE = re.compile(r"^reference,2,64,cacheline_latency_us,([-+0-9.eE]+|nan|inf)\s*$")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def fmt_size(n):
+    if n >= 1024 * 1024 and n % (1024 * 1024) == 0:
+        return f"{n // (1024 * 1024)} MiB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KiB"
+    return f"{n} B"
+
+
+def fmt_val(v):
+    if v is None:
+        return "n/a"
+    if v >= 1000:
+        return f"{v:.0f}"
+    if v >= 100:
+        return f"{v:.1f}"
+    if v >= 10:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def capture(cmd):
+    """A command's output (stdout and stderr), or None."""
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+        return out.stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def run_cmd(cmd, timeout, env=None):
+    """Runs cmd in its own process group; returns (rc or None on timeout, stdout, stderr, seconds).
+    On a timeout the whole group is killed and what it printed until then is returned."""
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+    except OSError as e:
+        return -1, "", str(e), 0.0
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err, time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        out, err = "", ""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                out, err = proc.communicate(timeout=5)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        return None, out or "", err or "", time.monotonic() - t0
+
+
+def ensure_peers(no_install):
+    have = {k: shutil.which(f"mpicc.{k}") is not None and shutil.which(f"mpirun.{k}") is not None
+            for k in ("openmpi", "mpich")}
+    if all(have.values()) or no_install:
+        return
+    cmd = ["apt-get", "install", "-y", "openmpi-bin", "libopenmpi-dev", "mpich", "libmpich-dev"]
+    if os.geteuid() != 0:
+        if shutil.which("sudo") is None:
+            log(f"{PROG}: the peers are missing and I am not root; install them with: " + shlex.join(cmd))
+            return
+        cmd = ["sudo"] + cmd
+    log(f"{PROG}: installing the peers: " + shlex.join(cmd))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    rc, out, err, _ = run_cmd(cmd, 1800, env)
+    if rc != 0:
+        log(f"{PROG}: apt-get install failed:\n" + (err or out)[-2000:])
+
+
+def build_rmpl(build_dir, targets, problems):
+    """Configures build_dir (a Release build) if needed and builds `targets` there."""
+    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+        cmd = ["cmake", "-S", REPO, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"]
+        if shutil.which("ninja"):
+            cmd += ["-G", "Ninja"]
+        log(f"{PROG}: configuring: " + shlex.join(cmd))
+        rc, out, err, _ = run_cmd(cmd, 600)
+        if rc != 0:
+            problems.append(f"CMake configure of {build_dir} failed: {(err or out).strip()[-500:]}")
+            return
+    for t in targets:
+        log(f"{PROG}: building {t}")
+        rc, out, err, _ = run_cmd(["cmake", "--build", build_dir, "--target", t], 1800)
+        if rc != 0:
+            problems.append(f"building {t} failed: {(out + err).strip()[-800:]}")
+
+
+def build_mpi(build_dir, name, problems):
+    """Builds bench/mpi/<name>.c with each peer into <build_dir>/bench/mpi/<name>-<lib>;
+    returns {lib: executable}."""
+    src = os.path.join(REPO, "bench", "mpi", f"{name}.c")
+    outdir = os.path.join(build_dir, "bench", "mpi")
+    os.makedirs(outdir, exist_ok=True)
+    exes = {}
+    for lib, cc in (("ompi", "mpicc.openmpi"), ("mpich", "mpicc.mpich")):
+        if shutil.which(cc) is None:
+            problems.append(f"{cc} not found: {LIB_NAMES[lib]} not measured")
+            continue
+        exe = os.path.join(outdir, f"{name}-{lib}")
+        cmd = [cc, "-O3", "-o", exe, src]
+        log(f"{PROG}: " + shlex.join(cmd))
+        rc, out, err, _ = run_cmd(cmd, 300)
+        if rc != 0:
+            problems.append(f"{shlex.join(cmd)} failed: {(out + err).strip()[-800:]}")
+            continue
+        exes[lib] = exe
+    return exes
+
+
+def launch_cmd(lib, ranks, exe, build_dir, prog_args):
+    """The command that runs `exe` with `ranks` ranks under lib's launcher, default placement."""
+    if lib == "rmpl":
+        return [os.path.join(build_dir, "tools", "rmplrun", "rmplrun"), "-n", str(ranks), exe] + prog_args
+    if lib == "ompi":
+        cmd = ["mpirun.openmpi"]
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        cmd += ["--mca", "btl", "self,vader"]
+        if ranks > (os.cpu_count() or 1):
+            cmd.append("--oversubscribe")
+        return cmd + ["-n", str(ranks), exe] + prog_args
+    if lib == "mpich":
+        return ["mpirun.mpich", "-n", str(ranks), exe] + prog_args
+    raise ValueError(lib)
+
+
+def machine_info():
+    info = {"nproc": str(os.cpu_count())}
+    model = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info["cpu"] = model or platform.processor() or "unknown"
+    info["kernel"] = platform.release()
+    ompi = capture(["ompi_info", "--version"])
+    m = re.search(r"Open MPI v?(\S+)", ompi or "")
+    info["ompi"] = m.group(1) if m else "unknown"
+    mpich = capture(["mpichversion"])
+    m = re.search(r"MPICH Version:\s*(\S+)", mpich or "")
+    dev = re.search(r"MPICH Device:\s*(\S+)", mpich or "")
+    info["mpich"] = (m.group(1) if m else "unknown") + (f" ({dev.group(1)})" if dev else "")
+    gcc = capture(["g++", "--version"])
+    info["gcc"] = gcc.splitlines()[0] if gcc else "unknown"
+    rev = capture(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    info["commit"] = rev.strip() if rev and re.fullmatch(r"[0-9a-f]+\s*", rev) else "none"
+    if info["commit"] != "none":
+        dirty = capture(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"])
+        if dirty and dirty.strip():
+            info["commit"] += " (with local changes)"
+    return info
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError):
+        return None
+
+
+def cpu_busy(seconds):
+    """Fraction of all CPUs' time spent busy over the next `seconds` (from /proc/stat), or None.
+    Sampled while the harness itself only sleeps, so it measures everything else on the machine."""
+    def sample():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+        return sum(fields[:8]), idle
+    try:
+        t0, i0 = sample()
+        time.sleep(seconds)
+        t1, i1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    return None if t1 == t0 else 1.0 - (i1 - i0) / (t1 - t0)
+
+
+def wait_idle(limit):
+    """Waits up to `limit` seconds for a second in which the CPUs are less than 10% busy."""
+    deadline = time.monotonic() + limit
+    while True:
+        b = cpu_busy(1.0)
+        if b is None or b < 0.10:
+            return
+        if time.monotonic() >= deadline:
+            log(f"{PROG}: the machine is still {b:.0%} busy; going on")
+            return
+        log(f"{PROG}: the machine is {b:.0%} busy; waiting for it to calm down")
+
+
+def probe_placement(cacheline_exe):
+    """A 20 ms cache-line ping-pong between two CPUs: the one-way time in µs (which vCPU placement
+    the next run is likely to land in), or None."""
+    if not os.access(cacheline_exe, os.X_OK):
+        return None
+    _, out, _, _ = run_cmd([cacheline_exe, "--time", "0.02"], 30)
+    for line in out.splitlines():
+        m = PROBE_RE.match(line.strip())
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def split_placements(probes):
+    """The cache-line time that separates fast from slow vCPU placements, or None if one class.
+
+    On a VM the two CPUs move between host placements in which a cache line crosses at very different
+    speeds, and each run lands in one of them: the largest gap (a ratio of at least 2) between sorted
+    probe values separates the classes."""
+    vals = sorted(v for v in probes if v is not None)
+    if vals:  # a probe that was itself descheduled says nothing about placement
+        typical = statistics.median(vals)
+        vals = [v for v in vals if v <= 4 * typical]
+    best, at = 2.0, None
+    for a, b in zip(vals, vals[1:]):
+        if a > 0 and b / a >= best:
+            best, at = b / a, (a * b) ** 0.5
+    return at
+
+
+def summarize(values):
+    """(median, min, max, count) of the values that are not None, or None."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return statistics.median(vals), min(vals), max(vals), len(vals)
+
+
+def cell(s):
+    if s is None:
+        return "n/a"
+    med, lo, hi, _ = s
+    return f"{fmt_val(med)} ({fmt_val(lo)}–{fmt_val(hi)})"
+
+
+def ratio(a, b):
+    if a is None or b is None or b[0] == 0:
+        return "n/a"
+    r = a[0] / b[0]
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
+
+
+def update_doc(path, section, begin, end):
+    """Replaces the text between the markers `begin` and `end` in `path` with `section` (appends the
+    marked section at the end if the markers are not there yet)."""
+    block = f"{begin}\n{section}\n{end}\n"
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = "# Benchmarks\n\n"
+    b, e = text.find(begin), text.find(end)
+    if b != -1 and e != -1 and e > b:
+        after = text[e + len(end):]
+        if after.startswith("\n"):
+            after = after[1:]
+        text = text[:b] + block + after
+    else:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        if text and not text.endswith("\n\n"):
+            text += "\n"
+        text += block
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def invoked_as(script_path, display):
+    """How the script was invoked, for the report: `display` plus the arguments when it was run by
+    its own path, else the whole command line."""
+    if os.path.abspath(sys.argv[0]) == os.path.abspath(script_path):
+        return shlex.join([display] + sys.argv[1:])
+    return shlex.join(sys.argv)
