@@ -80,6 +80,23 @@ void all_reductions(const char* op_name, const Op& op, input_kind kind) {
   }
 }
 
+// Rank 0 has no exclusive prefix, so it need not pass a receive buffer at all; the others get the
+// sum of the ranks below them, under every algorithm.
+TEST_F(Reductions, ExscanRankZeroMayPassAnEmptyBuffer) {
+  for (std::string_view algorithm : rmpl::coll::algorithms("exscan")) {
+    SCOPED_TRACE(std::string(algorithm));
+    rmpl::coll::force_algorithm("exscan", algorithm);
+    const std::vector<long> mine = {rank() + 1L, 2L * rank()};
+    std::vector<long> below(rank() == 0 ? 0 : 2, -1);
+    world().exscan(mine, below, std::plus<>{});
+    if (rank() > 0) {
+      EXPECT_EQ(below[0], static_cast<long>(rank()) * (rank() + 1) / 2);
+      EXPECT_EQ(below[1], static_cast<long>(rank()) * (rank() - 1));
+    }
+  }
+  rmpl::coll::force_algorithm("exscan", "auto");
+}
+
 TEST_F(Operators, Int) {
   all_reductions<int>("sum", rmpl::ops::sum{}, input_kind::general);
   all_reductions<int>("product", rmpl::ops::product{}, input_kind::product);
