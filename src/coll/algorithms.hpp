@@ -31,6 +31,25 @@ struct layout {
   static layout uniform(int n, std::size_t block);
 };
 
+/// `parts` nearly equal blocks of `count` elements (the first count % parts one element longer), in
+/// bytes: how halving, ring and scatter-allgather algorithms cut a vector.
+class even_blocks {
+ public:
+  even_blocks(std::size_t count, std::size_t element, int parts);
+  /// Where block i starts.
+  std::size_t at(int i) const { return bounds_[static_cast<std::size_t>(i)]; }
+  /// Bytes of blocks [first, last).
+  std::size_t sum(int first, int last) const { return at(last) - at(first); }
+  /// Blocks [first, last) of `data`.
+  template <class Span>
+  Span range(Span data, int first, int last) const {
+    return data.subspan(at(first), sum(first, last));
+  }
+
+ private:
+  std::vector<std::size_t> bounds_;  // parts + 1 offsets
+};
+
 // barrier.cpp
 task barrier_dissemination(exchange x);
 
@@ -89,6 +108,13 @@ inline int floor_pow2(int n) noexcept {
 inline int paired_rank(int rank, int rem) noexcept {
   if (rank < 2 * rem) return rank % 2 == 0 ? -1 : rank / 2;
   return rank - rem;
+}
+/// The size of relative rank `rel`'s subtree in a binomial tree of n ranks rooted at 0: ranks
+/// [rel, rel + span), span the lowest set bit of rel (n for the root), cut at n.
+inline int subtree_span(int rel, int n) noexcept {
+  int span = 1;
+  while (span < n && (rel & span) == 0) span *= 2;
+  return span < n - rel ? span : n - rel;
 }
 /// The real rank behind a new rank.
 inline int unpaired_rank(int newrank, int rem) noexcept {

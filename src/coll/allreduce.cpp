@@ -91,17 +91,8 @@ task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op)
   }
   const int newrank = paired_rank(rank, rem);
   if (newrank >= 0) {
-    // Block i of pof2 nearly equal blocks (bytes).
-    std::vector<std::size_t> at(static_cast<std::size_t>(pof2) + 1, 0);
-    for (int i = 0; i < pof2; ++i) {
-      const std::size_t c = count / static_cast<std::size_t>(pof2) +
-                            (static_cast<std::size_t>(i) < count % static_cast<std::size_t>(pof2));
-      at[static_cast<std::size_t>(i) + 1] = at[static_cast<std::size_t>(i)] + c * op.element;
-    }
-    auto range = [&](auto b, int first, int last) {
-      return b.subspan(at[static_cast<std::size_t>(first)],
-                       at[static_cast<std::size_t>(last)] - at[static_cast<std::size_t>(first)]);
-    };
+    const even_blocks blocks(count, op.element, pof2);
+    auto range = [&](auto b, int first, int last) { return blocks.range(b, first, last); };
     // Reduce-scatter by recursive halving: [first, last) is the block range still held.
     int first = 0, last = pof2;
     for (int mask = pof2 / 2; mask > 0; mask /= 2) {
@@ -142,18 +133,12 @@ task allreduce_ring(exchange x, const_bytes in, bytes out, reduction op) {
   const std::size_t count = in.size() / op.element;
   copy_bytes(out, in);
   bytes acc = out.first(in.size());
-  std::vector<std::size_t> at(static_cast<std::size_t>(n) + 1, 0);
-  for (int i = 0; i < n; ++i) {
-    const std::size_t c = count / static_cast<std::size_t>(n) +
-                          (static_cast<std::size_t>(i) < count % static_cast<std::size_t>(n));
-    at[static_cast<std::size_t>(i) + 1] = at[static_cast<std::size_t>(i)] + c * op.element;
-  }
+  const even_blocks blocks(count, op.element, n);
   auto chunk = [&](bytes b, int i) {
     i = (i % n + n) % n;
-    return b.subspan(at[static_cast<std::size_t>(i)],
-                     at[static_cast<std::size_t>(i) + 1] - at[static_cast<std::size_t>(i)]);
+    return blocks.range(b, i, i + 1);
   };
-  scratch incoming(at[1]);  // chunk 0 is the largest
+  scratch incoming(blocks.sum(0, 1));  // chunk 0 is the largest
   const int right = (rank + 1) % n, left = (rank - 1 + n) % n;
   // Reduce-scatter: after n - 1 steps this rank holds the whole reduction of chunk rank + 1.
   for (int step = 0; step < n - 1; ++step) {

@@ -13,10 +13,8 @@ task gather_binomial(exchange x, const_bytes in, bytes out, int root) {
   const int n = x.size();
   const int rel = (x.rank() - root + n) % n;
   const std::size_t block = in.size();
-  // This rank's subtree: relative ranks [rel, rel + span), lowest set bit of rel (n for the root).
-  int span = 1;
-  while (span < n && (rel & span) == 0) span *= 2;
-  span = std::min(span, n - rel);
+  // This rank's subtree: relative ranks [rel, rel + span).
+  const int span = subtree_span(rel, n);
   scratch blocks(static_cast<std::size_t>(span) * block);
   copy_bytes(bytes(blocks).first(block), in);
   for (int mask = 1; mask < span; mask *= 2) {

@@ -37,6 +37,14 @@ task hand_back(exchange x, int rem, bytes result) {
   co_await x.all();
 }
 
+even_blocks::even_blocks(std::size_t count, std::size_t element, int parts)
+    : bounds_(static_cast<std::size_t>(parts) + 1, 0) {
+  const auto n = static_cast<std::size_t>(parts);
+  for (std::size_t i = 0; i < n; ++i) {
+    bounds_[i + 1] = bounds_[i] + (count / n + (i < count % n ? 1 : 0)) * element;
+  }
+}
+
 void reduce_into(const reduction& op, const_bytes in, bytes inout) {
   if (inout.empty()) return;
   combine(op, in.data(), inout.data(), inout.size() / op.element);

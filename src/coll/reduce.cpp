@@ -42,33 +42,6 @@ task reduce_binomial(exchange x, const_bytes in, bytes out, reduction op, int ro
   if (x.rank() == root && tree_root == root) copy_bytes(out, acc);
 }
 
-namespace {
-
-/// Element counts per new rank for splitting `count` elements over `pof2` ranks.
-struct split_counts {
-  std::vector<std::size_t> counts, displs;  // bytes
-  split_counts(std::size_t count, std::size_t element, int pof2) {
-    counts.resize(static_cast<std::size_t>(pof2));
-    displs.resize(static_cast<std::size_t>(pof2));
-    std::size_t at = 0;
-    for (int i = 0; i < pof2; ++i) {
-      const std::size_t c = count / static_cast<std::size_t>(pof2) +
-                            (static_cast<std::size_t>(i) < count % static_cast<std::size_t>(pof2));
-      counts[static_cast<std::size_t>(i)] = c * element;
-      displs[static_cast<std::size_t>(i)] = at;
-      at += c * element;
-    }
-  }
-  std::size_t sum(int first, int last) const {
-    std::size_t s = 0;
-    for (int i = first; i < last; ++i) s += counts[static_cast<std::size_t>(i)];
-    return s;
-  }
-  std::size_t at(int i) const { return displs[static_cast<std::size_t>(i)]; }
-};
-
-}  // namespace
-
 task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, int root) {
   const int n = x.size(), rank = x.rank();
   const int pof2 = floor_pow2(n), rem = n - pof2;
@@ -81,7 +54,7 @@ task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, in
   const int new_root = paired_rank(root < 2 * rem && root % 2 == 0 ? root + 1 : root, rem);
 
   if (newrank >= 0) {
-    const split_counts blocks(count, op.element, pof2);
+    const even_blocks blocks(count, op.element, pof2);
     // Reduce-scatter by recursive halving: keep the half of the range the partner does not.
     int send_idx = 0, recv_idx = 0, last_idx = pof2;
     int mask = 1;

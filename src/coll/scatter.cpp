@@ -12,9 +12,7 @@ task scatter_binomial(exchange x, const_bytes in, bytes out, int root) {
   const int n = x.size();
   const int rel = (x.rank() - root + n) % n;
   const std::size_t block = out.size();
-  int span = 1;
-  while (span < n && (rel & span) == 0) span *= 2;
-  span = std::min(span, n - rel);
+  const int span = subtree_span(rel, n);
   // This rank's subtree's blocks, in relative order.
   scratch blocks(static_cast<std::size_t>(span) * block);
   if (rel == 0) {
