@@ -1,8 +1,9 @@
 // Communicators and groups of the C++ API: the world, dup, split, create, members and compare.
-// A new communicator's context pair is agreed on by its parent's members with one allreduce of
-// their free masks (core/context_pool.hpp); a split gives every color the same pair, since the
-// colors' members are disjoint.
+// A new communicator's context pair and collective area slot are agreed on by its parent's members
+// with one allreduce of their free masks (core/context_pool.hpp, core/area_pool.hpp); a split gives
+// every color the same pair and slot, since the colors' members are disjoint.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <tuple>
 #include <vector>
@@ -14,43 +15,71 @@
 namespace rmpl {
 namespace detail {
 
+namespace {
+std::vector<int> job_ranks(const comm_impl& c);
+}  // namespace
+
 comm_impl::~comm_impl() {
-  // The world's pair (0) is never returned; a communicator that outlives its session has nowhere
-  // to return it to.
-  if (kernel.context != 0 && api::initialized()) api::kernel().contexts().release(kernel.context);
+  // The world's pair (0) and area (0) are never returned; a communicator that outlives its session
+  // has nowhere to return them to. No collective of this communicator is in flight here (each
+  // keeps it alive), but slower members may still read its area's last round.
+  if (kernel.context == 0 || !api::initialized()) return;
+  api::kernel().contexts().release(kernel.context);
+  if (kernel.area >= 0) {
+    api::kernel().areas().release(kernel.area, job_ranks(*this), kernel.area_rounds);
+  }
 }
 
 namespace {
 
-/// Agrees with every member of `parent` on a context pair free on all of them, and claims it.
-std::uint32_t agree_on_context(const comm_impl& parent) {
+/// What a new communicator takes on every member: a context pair and, if one is free everywhere, a
+/// collective area slot.
+struct claim {
+  std::uint32_t context;
+  int area;
+  /// Gives both back (a process that turned out not to be a member).
+  void give_back() const {
+    api::kernel().contexts().release(context);
+    api::kernel().areas().release(area, {}, 0);
+  }
+};
+
+/// Agrees with every member of `parent` on a context pair and an area slot free on all of them
+/// (one allreduce of their free masks), and claims them.
+claim agree_on_claim(const comm_impl& parent) {
   core::engine& e = api::kernel();
-  core::context_pool::mask agreed = e.contexts().free_mask();
+  const core::context_pool::mask& contexts = e.contexts().free_mask();
+  std::array<std::uint64_t, std::tuple_size_v<core::context_pool::mask> + 1> agreed{};
+  std::copy(contexts.begin(), contexts.end(), agreed.begin());
+  agreed.back() = e.areas().free_mask();
   const reduction and_op = make_reduction<std::uint64_t>(ops::bit_and{});
   auto span = std::as_writable_bytes(std::span(agreed));
   request_id id = iallreduce(parent, span, span, and_op);
   wait(id);
-  const auto context = e.contexts().claim_lowest(agreed);
+  core::context_pool::mask agreed_contexts;
+  std::copy_n(agreed.begin(), agreed_contexts.size(), agreed_contexts.begin());
+  const auto context = e.contexts().claim_lowest(agreed_contexts);
   if (!context) {
     base::fail(errc::exhausted,
                "rank {}: no communicator context is free on every rank of a communicator "
                "of {} ({} in use here): free communicators that are no longer needed",
                parent.kernel.rank, parent.kernel.size, e.contexts().in_use());
   }
-  return *context;
+  return {*context, e.areas().claim_lowest(agreed.back()).value_or(-1)};
 }
 
 /// A communicator of `members` (job ranks, in rank order) on `context`, or null if this process
 /// is not among them (its claim on the context is then given back).
-comm_ptr make(std::uint32_t context, std::vector<int> members) {
+comm_ptr make(claim taken, std::vector<int> members) {
   core::engine& e = api::kernel();
   const int me = e.rank();
   if (std::find(members.begin(), members.end(), me) == members.end()) {
-    e.contexts().release(context);
+    taken.give_back();
     return nullptr;
   }
-  return std::make_shared<comm_impl>(
-      core::communicator::of(context, std::move(members), me, e.size()));
+  core::communicator k = core::communicator::of(taken.context, std::move(members), me, e.size());
+  k.area = taken.area;
+  return std::make_shared<comm_impl>(std::move(k));
 }
 
 std::vector<int> job_ranks(const comm_impl& c) {
@@ -66,10 +95,12 @@ comm_ptr world_comm() {
 }
 
 comm_ptr dup(const comm_impl& c) {
-  const std::uint32_t context = agree_on_context(c);
+  const claim taken = agree_on_claim(c);
   core::communicator k = c.kernel;
-  k.context = context;
+  k.context = taken.context;
   k.collectives_started = 0;
+  k.area = taken.area;
+  k.area_rounds = k.area_done = 0;
   return std::make_shared<comm_impl>(std::move(k));
 }
 
@@ -84,9 +115,9 @@ comm_ptr split(const comm_impl& c, int color, int key) {
   std::vector<int> mine = {color, key}, all(2 * n);
   request_id id = iallgather(c, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
   wait(id);
-  const std::uint32_t context = agree_on_context(c);
+  const claim taken = agree_on_claim(c);
   if (color == undefined) {
-    api::kernel().contexts().release(context);
+    taken.give_back();
     return nullptr;
   }
   // Members of this color, by (key, rank in the parent).
@@ -97,7 +128,7 @@ comm_ptr split(const comm_impl& c, int color, int key) {
   std::sort(chosen.begin(), chosen.end());
   std::vector<int> members;
   for (auto [k, r] : chosen) members.push_back(c.kernel.to_world(r));
-  return make(context, std::move(members));
+  return make(taken, std::move(members));
 }
 
 comm_ptr create(const comm_impl& c, const group& members) {
@@ -109,9 +140,9 @@ comm_ptr create(const comm_impl& c, const group& members) {
                  c.kernel.rank, w, c.kernel.size);
     }
   }
-  const std::uint32_t context = agree_on_context(c);
+  const claim taken = agree_on_claim(c);
   std::vector<int> ranks(members.world_ranks().begin(), members.world_ranks().end());
-  return make(context, std::move(ranks));
+  return make(taken, std::move(ranks));
 }
 
 group members(const comm_impl& c) {

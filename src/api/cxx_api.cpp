@@ -42,6 +42,7 @@ void acquire() {
       core::communicator world;
       world.rank = the_engine->rank();
       world.size = the_engine->size();
+      world.area = 0;
       the_world = std::make_shared<detail::comm_impl>(std::move(world));
     } catch (...) {
       the_engine.reset();

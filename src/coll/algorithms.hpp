@@ -53,6 +53,13 @@ class even_blocks {
 // barrier.cpp
 task barrier_dissemination(exchange x);
 
+// shared.cpp: through the communicator's shared areas (only on one that holds a slot)
+task barrier_shared(exchange x);
+task broadcast_shared(exchange x, bytes data, int root);
+/// root < 0: every rank receives the result (allreduce).
+task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root);
+task allreduce_shared(exchange x, const_bytes in, bytes out, reduction op);
+
 // broadcast.cpp
 task broadcast_binomial(exchange x, bytes data, int root);
 task broadcast_scatter_allgather(exchange x, bytes data, int root);

@@ -13,11 +13,14 @@ namespace {
 constexpr std::size_t collective_count = std::size(collective_names);
 
 // The algorithms of each collective, "auto" first, in the order of collective_names.
-constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination"};
-constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather"};
-constexpr std::string_view reduce_algorithms[] = {"auto", "binomial", "rabenseifner"};
-constexpr std::string_view allreduce_algorithms[] = {"auto", "recursive_doubling", "rabenseifner",
-                                                     "ring", "reduce_broadcast"};
+// "shared" (the shared-memory path) needs a communicator holding a collective area; on one without,
+// the automatic choice among the others is made instead.
+constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination", "shared"};
+constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather",
+                                                     "shared"};
+constexpr std::string_view reduce_algorithms[] = {"auto", "binomial", "rabenseifner", "shared"};
+constexpr std::string_view allreduce_algorithms[] = {
+    "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_broadcast", "shared"};
 constexpr std::string_view scan_algorithms[] = {"auto", "recursive_doubling", "linear"};
 constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};

@@ -103,19 +103,44 @@ bool is_pow2(int n) {
   return (n & (n - 1)) == 0;
 }
 
+/// Whether a rooted collective of `bytes` goes through the shared areas when not forced. Measured
+/// with bench/collectives (docs/benchmarks.md): with two ranks the areas win at every size up to
+/// `two_rank_max` (even against a single copy: no system call, no page pinning); with more, short
+/// messages are better sent down a binomial tree, which lets the root run ahead of the others by
+/// any number of operations (the areas let it run two rounds ahead).
+bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max) {
+  if (t.comm.area < 0) return false;
+  return t.comm.size <= 2 ? bytes <= two_rank_max : bytes >= (16u << 10);
+}
+
+/// The algorithm forced for `c`, with "shared" read as "auto" on a communicator without an area.
+std::string_view chosen(const target& t, collective c) {
+  const std::string_view name = forced(c);
+  return name == "shared" && t.comm.area < 0 ? "auto" : name;
+}
+
 }  // namespace
 
 core::request* start_barrier(const target& t) {
-  return launch(t, collective::barrier, "dissemination", 0,
-                [&](exchange x) { return barrier_dissemination(x); });
+  constexpr auto c = collective::barrier;
+  std::string_view name = chosen(t, c);
+  if (name == "auto") name = t.comm.area >= 0 ? "shared" : "dissemination";
+  if (name == "shared") return launch(t, c, name, 0, [&](exchange x) { return barrier_shared(x); });
+  return launch(t, c, "dissemination", 0, [&](exchange x) { return barrier_dissemination(x); });
 }
 
 core::request* start_broadcast(const target& t, bytes data, int root) {
   constexpr auto c = collective::broadcast;
   check_root(t, c, root);
-  std::string_view name = forced(c);
+  std::string_view name = chosen(t, c);
   if (name == "auto") {
-    name = t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial" : "scatter_allgather";
+    name = shared_suits(t, data.size(), 4u << 20)       ? "shared"
+           : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
+                                                            : "scatter_allgather";
+  }
+  if (name == "shared") {
+    return launch(t, c, name, data.size(),
+                  [&](exchange x) { return broadcast_shared(x, data, root); });
   }
   if (name == "scatter_allgather") {
     return launch(t, c, name, data.size(),
@@ -134,8 +159,16 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
   const std::size_t count = in.size() / op.element;
   const bool halving_fits =
       op.commutative && count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
-  std::string_view name = forced(c);
-  if (name == "auto") name = halving_fits && in.size() >= (64u << 10) ? "rabenseifner" : "binomial";
+  std::string_view name = chosen(t, c);
+  if (name == "auto") {
+    name = shared_suits(t, in.size(), ~std::size_t{0})    ? "shared"
+           : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
+                                                      : "binomial";
+  }
+  if (name == "shared") {
+    return launch(t, c, name, in.size(),
+                  [&](exchange x) { return reduce_shared(x, in, out, op, root); });
+  }
   if (name == "rabenseifner" && halving_fits) {
     return launch(t, c, name, in.size(),
                   [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
@@ -148,9 +181,15 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
   constexpr auto c = collective::allreduce;
   check_reduction(t, c, in, op);
   check_room(t, c, out.size(), in.size(), "receive buffer");
-  std::string_view name = forced(c);
+  std::string_view name = chosen(t, c);
   if (name == "auto") {
-    name = op.commutative && in.size() >= (16u << 10) ? "rabenseifner" : "recursive_doubling";
+    name = t.comm.area >= 0                                  ? "shared"
+           : op.commutative && in.size() >= (16u << 10) ? "rabenseifner"
+                                                         : "recursive_doubling";
+  }
+  if (name == "shared") {
+    return launch(t, c, name, in.size(),
+                  [&](exchange x) { return allreduce_shared(x, in, out, op); });
   }
   // The halving and ring algorithms reorder operands: non-commutative operators take recursive
   // doubling, which keeps rank order.

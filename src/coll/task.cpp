@@ -28,6 +28,10 @@ void exchange::all_done::await_resume() {
   op->collect();
 }
 
+void exchange::condition_met::await_suspend(std::coroutine_handle<>) {
+  op->wait_for(std::move(condition));
+}
+
 void exchange::nested::await_suspend(std::coroutine_handle<>) {
   op->push(child.handle());
 }
@@ -86,6 +90,10 @@ bool operation::advance() {
   // their buffers may live in its frame.
   for (;;) {
     if (!settled()) return false;
+    if (condition_) {
+      if (!condition_()) return false;
+      condition_ = nullptr;
+    }
     auto h = stack_.back();
     if (!h.done()) {
       h.resume();

@@ -16,6 +16,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -69,11 +70,14 @@ class operation;
 /// coroutine keeps its own copy in its frame).
 class exchange {
  public:
-  exchange(operation& op, core::engine& e, const core::communicator& c, int tag) noexcept
+  exchange(operation& op, core::engine& e, core::communicator& c, int tag) noexcept
       : op_(&op), engine_(&e), comm_(&c), tag_(tag) {}
 
   int rank() const noexcept { return comm_->rank; }
   int size() const noexcept { return comm_->size; }
+  core::engine& engine() const noexcept { return *engine_; }
+  /// The communicator (its shared-area round counters advance as shared_area rounds run).
+  core::communicator& comm() const noexcept { return *comm_; }
 
   /// Posts a send of `data` to rank `peer` of the communicator; completes at the next all().
   void send(std::span<const std::byte> data, int peer);
@@ -90,6 +94,20 @@ class exchange {
   };
   all_done all() const noexcept { return {op_}; }
 
+  /// Awaitable: suspends until `condition()` holds (asked after each progress pass): words in
+  /// shared memory that peers write. Whatever the condition refers to must outlive the wait.
+  struct condition_met {
+    operation* op;
+    std::function<bool()> condition;
+    bool await_ready() { return condition(); }
+    void await_suspend(std::coroutine_handle<>);
+    void await_resume() const noexcept {}
+  };
+  template <class Condition>
+  condition_met until(Condition&& condition) const {
+    return {op_, std::function<bool()>(std::forward<Condition>(condition))};
+  }
+
   /// Awaitable: runs another algorithm (a coroutine started with this same exchange) to its end,
   /// then goes on; its failure is rethrown here. Sequential parts of one collective can share its
   /// tag: messages between two ranks are matched in the order they were sent.
@@ -105,7 +123,7 @@ class exchange {
  private:
   operation* op_;
   core::engine* engine_;
-  const core::communicator* comm_;
+  core::communicator* comm_;
   int tag_;
 };
 
@@ -147,6 +165,8 @@ class operation final : public core::activity {
   /// collect(), ignoring failures.
   void discard() noexcept;
   void add(core::request* r) { pending_.push_back(r); }
+  /// Holds the running coroutine until `condition` is met (exchange::until).
+  void wait_for(std::function<bool()> condition) { condition_ = std::move(condition); }
   /// Runs `child` before resuming whatever runs now (exchange::run).
   void push(std::coroutine_handle<task::promise_type> child) { stack_.push_back(child); }
 
@@ -158,6 +178,7 @@ class operation final : public core::activity {
   /// The coroutine running now is last; each one below waits for the one above it to end.
   std::vector<std::coroutine_handle<task::promise_type>> stack_;
   std::vector<core::request*> pending_;
+  std::function<bool()> condition_;  ///< what the running coroutine waits for besides requests
 };
 
 }  // namespace rmpl::coll

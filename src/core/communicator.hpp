@@ -22,6 +22,10 @@ struct communicator {
   /// started here, which translate their status's source when they complete.
   std::shared_ptr<const std::vector<int>> local;
   std::uint32_t collectives_started = 0;
+  /// This communicator's collective area slot on every member (core/area_pool.hpp), or -1.
+  int area = -1;
+  std::uint64_t area_rounds = 0;  ///< shared-area rounds started here (coll/shared_area.hpp)
+  std::uint64_t area_done = 0;    ///< shared-area rounds this rank has finished
 
   std::uint32_t collective_context() const noexcept { return context + 1; }
   int to_world(int r) const noexcept {

@@ -65,6 +65,7 @@ engine::~engine() {
     wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
     const std::uint32_t generation = dom_.barrier_arrive();
     wait_until([&] { return dom_.barrier_done(generation); });
+    areas_.reset_mine();
   } catch (const error& e) {
     std::fprintf(stderr, "%s (during finalize)\n", e.what());
   }

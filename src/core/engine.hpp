@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/area_pool.hpp"
 #include "core/context_pool.hpp"
 #include "core/matching.hpp"
 #include "core/request.hpp"
@@ -51,6 +52,8 @@ class engine {
   const tuning& tune() const noexcept { return tune_; }
   /// The context ids in use by this process's communicators.
   context_pool& contexts() noexcept { return contexts_; }
+  /// The collective area slots of this process's communicators.
+  area_pool& areas() noexcept { return areas_; }
 
   // ---- operations (the request-free fast paths are used by the blocking calls) ----
   void send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
@@ -252,6 +255,7 @@ class engine {
   std::size_t bounces_ = 0;     ///< bounce transfers in progress (either side)
   std::vector<request*> activities_;  ///< collectives in flight
   context_pool contexts_;
+  area_pool areas_{dom_};
   int next_source_ = 0;         ///< where the next progress pass starts draining (round robin)
   std::size_t bsend_limit_ = std::size_t{16} << 20;
   std::size_t bsend_used_ = 0;

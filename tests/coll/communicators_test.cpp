@@ -2,7 +2,10 @@
 // ids (reused after free, agreed by disjoint groups creating communicators at the same time); and
 // the errors bad input must give.
 #include <algorithm>
+#include <chrono>
 #include <numeric>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "reference.hpp"
@@ -594,3 +597,75 @@ TEST_F(CommErrors, NullCommunicatorRefusesOperations) {
 }
 
 }  // namespace
+
+// ---- collective areas (the shared-memory path) ----
+
+class SharedAreas : public rmpl_test::collective {
+ protected:
+  void SetUp() override {
+    for (const char* c : {"barrier", "allreduce", "broadcast"}) {
+      rmpl::coll::force_algorithm(c, "shared");
+    }
+  }
+  void TearDown() override {
+    for (const char* c : {"barrier", "allreduce", "broadcast"}) {
+      rmpl::coll::force_algorithm(c, "auto");
+    }
+  }
+};
+
+/// Sum over the ranks of c of (base + world rank), computed by an allreduce of `count` elements.
+void expect_allreduce(const rmpl::communicator& c, std::int64_t base, std::size_t count,
+                      const std::string& what) {
+  std::vector<std::int64_t> in(count), out(count, -1);
+  for (std::size_t k = 0; k < count; ++k) in[k] = base + c.rank() + static_cast<std::int64_t>(k);
+  c.allreduce(in, out, rmpl::ops::sum{});
+  const std::int64_t n = c.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    ASSERT_EQ(out[k], n * (base + static_cast<std::int64_t>(k)) + n * (n - 1) / 2)
+        << what << ", element " << k;
+  }
+}
+
+// More communicators alive than there are areas: the ones without an area run their collectives
+// over point-to-point, all at once, each with its own values.
+TEST_F(SharedAreas, MoreCommunicatorsThanAreas) {
+  const int count = 24;
+  std::vector<rmpl::communicator> comms;
+  for (int i = 0; i < count; ++i) comms.push_back(world().dup());
+  std::vector<std::vector<std::int64_t>> in(count), out(count);
+  std::vector<rmpl::request> reqs;
+  for (int i = 0; i < count; ++i) {
+    in[i].assign(100 + 37 * static_cast<std::size_t>(i), i * 1000 + rank());
+    out[i].assign(in[i].size(), -1);
+    reqs.push_back(comms[i].iallreduce(in[i], out[i], rmpl::ops::sum{}));
+  }
+  rmpl::wait_all(reqs);
+  const std::int64_t n = size();
+  for (int i = 0; i < count; ++i) {
+    for (std::int64_t v : out[i]) ASSERT_EQ(v, n * i * 1000 + n * (n - 1) / 2) << "comm " << i;
+  }
+  for (int i = 0; i < count; i += 2) comms[i].free();
+  for (int i = 1; i < count; i += 2) expect_allreduce(comms[i], i, 5, "comm " + std::to_string(i));
+}
+
+// Areas are given back and reused: hundreds of dup / collective / free cycles, ranks running at
+// different speeds, so that a fast rank frees a communicator while slow ones still read its area's
+// last round. A reused area that was not drained, or whose words were not reset, gives wrong sums
+// or a hang (caught by the test's timeout).
+TEST_F(SharedAreas, ReusedAfterFreeAtDifferentSpeeds) {
+  const long cycles = rmpl_test::env_long("RMPL_TEST_AREA_CYCLES", 300);
+  auto w = world();
+  for (long i = 0; i < cycles; ++i) {
+    rmpl::communicator d = i % 3 == 0 ? w.split(rank() % 2, 0) : w.dup();
+    if (rank() == static_cast<int>(i % size()) && i % 7 == 0) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    expect_allreduce(d, i, 1 + static_cast<std::size_t>(i % 5) * 3000, "cycle " + std::to_string(i));
+    std::vector<std::int64_t> root_value{i};
+    d.broadcast(root_value, static_cast<int>(i % d.size()));
+    ASSERT_EQ(root_value[0], i) << "cycle " << i;
+    d.free();
+  }
+  w.barrier();
+}

@@ -69,6 +69,8 @@ domain::domain() {
   rings_ = map_->base() + l.ring_offset;
   pools_ = map_->base() + l.pool_offset;
   bounces_ = map_->base() + l.bounce_offset;
+  colls_ = map_->base() + l.coll_offset;
+  coll_bytes_ = l.coll_bytes;
   ring_bytes_ = l.ring_bytes;
   pool_bytes_ = l.pool_bytes;
   bounce_bytes_ = l.bounce_bytes;

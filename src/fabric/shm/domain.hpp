@@ -62,6 +62,16 @@ class domain {
            std::size_t(i) * p_.bounce_chunk_bytes;
   }
 
+  // ---- collective areas: coll_slots per rank, each held by at most one communicator at a time ----
+  area_flags& area(int r, int slot) const noexcept {
+    return *reinterpret_cast<area_flags*>(colls_ +
+                                          (std::size_t(r) * p_.coll_slots + slot) * coll_bytes_);
+  }
+  /// The area's p().coll_area_bytes data bytes (64-byte aligned).
+  std::byte* area_data(int r, int slot) const noexcept {
+    return reinterpret_cast<std::byte*>(&area(r, slot)) + sizeof(area_flags);
+  }
+
   // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed
   // ----
   /// Wakes `peer` if it sleeps. Call after publishing anything `peer` may wait for.
@@ -123,7 +133,8 @@ class domain {
   std::byte* rings_ = nullptr;
   std::byte* pools_ = nullptr;
   std::byte* bounces_ = nullptr;
-  std::size_t ring_bytes_ = 0, pool_bytes_ = 0, bounce_bytes_ = 0;
+  std::byte* colls_ = nullptr;
+  std::size_t ring_bytes_ = 0, pool_bytes_ = 0, bounce_bytes_ = 0, coll_bytes_ = 0;
   int single_copy_error_ = 0;  // 0 on, errno of the probe, -1 turned off, -2 a peer failed
   bool oversubscribed_ = false;
   int cores_ = 1;

@@ -12,7 +12,7 @@ namespace rmpl::fabric::shm {
 
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
-inline constexpr std::uint32_t segment_version = 1;
+inline constexpr std::uint32_t segment_version = 2;
 
 /// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
 struct params {
@@ -22,6 +22,8 @@ struct params {
   std::uint32_t eager_slot_bytes = 16384;  ///< bytes per eager slot: the eager/rendezvous threshold
   std::uint32_t bounce_chunks = 4;  ///< pipelined-copy chunks per directed pair (fallback path)
   std::uint32_t bounce_chunk_bytes = 65536;
+  std::uint32_t coll_slots = 8;             ///< collective areas per rank (one per communicator)
+  std::uint32_t coll_area_bytes = 1u << 20;  ///< data bytes of each collective area
 };
 
 /// A futex word a rank sleeps on, and the flag that tells producers to wake it.
@@ -54,6 +56,7 @@ struct alignas(cache_line) header {
   std::uint64_t ring_offset, ring_bytes;  // ring(dst, src) = ring_offset + (dst*n + src)*ring_bytes
   std::uint64_t pool_offset, pool_bytes;  // pool(dst) = pool_offset + dst*pool_bytes
   std::uint64_t bounce_offset, bounce_bytes;                          // bounce(dst, src) likewise
+  std::uint64_t coll_offset, coll_bytes;  // area(rank, slot) = coll_offset + (rank*slots+slot)*bytes
   alignas(cache_line) std::atomic<std::uint32_t> barrier_arrived{0};  // every rank fetch_adds
   std::atomic<std::uint32_t> barrier_generation{0};                   // the last to arrive bumps it
   alignas(cache_line) std::atomic<std::int32_t> failed_rank{-1};      // launcher: first dead rank
@@ -95,12 +98,22 @@ struct alignas(cache_line) chunk_state {
   std::atomic<std::uint32_t> filled{0};
 };
 
+/// The words of one collective area (rank r's area for one communicator; see coll/shared_area.hpp).
+/// Each is a round number, written by the area's owner with release and only ever increased while
+/// a communicator holds the area: "my operand of round s is in my area", "my slice of round s is
+/// reduced", "I have finished reading every area for round s". Peers only read them.
+struct alignas(cache_line) area_flags {
+  std::atomic<std::uint64_t> posted{0};
+  std::atomic<std::uint64_t> reduced{0};
+  std::atomic<std::uint64_t> released{0};
+};
+
 /// Byte offsets of every area for a job of p.nranks ranks.
 struct layout {
   explicit layout(const params& p);
   params p;
   std::uint64_t rank_info_offset, ring_offset, ring_bytes, pool_offset, pool_bytes, bounce_offset,
-      bounce_bytes, total_bytes;
+      bounce_bytes, coll_offset, coll_bytes, total_bytes;
 };
 
 }  // namespace rmpl::fabric::shm

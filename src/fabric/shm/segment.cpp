@@ -40,7 +40,9 @@ layout::layout(const params& prm) : p(prm) {
   bounce_bytes = round_up(
       p.bounce_chunks * sizeof(chunk_state) + std::uint64_t{p.bounce_chunks} * p.bounce_chunk_bytes,
       page);
-  total_bytes = bounce_offset + n * n * bounce_bytes;
+  coll_offset = round_up(bounce_offset + n * n * bounce_bytes, page);
+  coll_bytes = round_up(sizeof(area_flags) + std::uint64_t{p.coll_area_bytes}, page);
+  total_bytes = coll_offset + n * p.coll_slots * coll_bytes;
 }
 
 params params_from_env(int nranks) {
@@ -59,6 +61,9 @@ params params_from_env(int nranks) {
   p.bounce_chunks = static_cast<std::uint32_t>(base::env_size("RMPL_BOUNCE_CHUNKS", 4, 2, 64));
   p.bounce_chunk_bytes = static_cast<std::uint32_t>(
       round_up(base::env_size("RMPL_BOUNCE_CHUNK", 65536, 4096, 1u << 24), 64));
+  p.coll_slots = static_cast<std::uint32_t>(base::env_size("RMPL_COLL_SLOTS", 8, 1, 64));
+  p.coll_area_bytes = static_cast<std::uint32_t>(
+      round_up(base::env_size("RMPL_COLL_AREA", 1u << 20, 1024, 1u << 28), 256));
   return p;
 }
 
@@ -90,6 +95,8 @@ int create_job_segment(int nranks) {
   h->pool_bytes = l.pool_bytes;
   h->bounce_offset = l.bounce_offset;
   h->bounce_bytes = l.bounce_bytes;
+  h->coll_offset = l.coll_offset;
+  h->coll_bytes = l.coll_bytes;
   ::munmap(mem, sizeof(header));
   return fd;
 }
@@ -136,7 +143,8 @@ mapping::mapping(int fd) {
   }
   const layout l(h.p);  // recomputed, never trusted from the header
   if (l.total_bytes != h.total_bytes || l.total_bytes > bytes_ || l.ring_offset != h.ring_offset ||
-      l.pool_offset != h.pool_offset || l.bounce_offset != h.bounce_offset) {
+      l.pool_offset != h.pool_offset || l.bounce_offset != h.bounce_offset ||
+      l.coll_offset != h.coll_offset) {
     ::munmap(mem, bytes_);
     base::fail(errc::internal, "the job segment's header disagrees with its size ({} bytes)",
                bytes_);

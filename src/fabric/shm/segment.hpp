@@ -13,7 +13,7 @@
 namespace rmpl::fabric::shm {
 
 /// The segment parameters for a job of `nranks`, from RMPL_RING_CELLS, RMPL_EAGER_SLOTS,
-/// RMPL_EAGER_MAX, RMPL_BOUNCE_CHUNKS and RMPL_BOUNCE_CHUNK (invalid values throw, naming the
+/// RMPL_EAGER_MAX, RMPL_BOUNCE_CHUNKS, RMPL_BOUNCE_CHUNK, RMPL_COLL_SLOTS and RMPL_COLL_AREA (invalid values throw, naming the
 /// variable).
 params params_from_env(int nranks);
 

@@ -1,0 +1,65 @@
+// The shared-memory path of the collectives: every member of a communicator owns an area in the job
+// segment, at the same slot on all of them (core/area_pool.hpp), and a collective moves through it
+// in rounds instead of messages. In round s a rank copies its operand into its area and posts s;
+// the others read it there, in place, without a message or a copy of their own; who reduces posts
+// `reduced`; whoever has read everything it needed for round s releases s. Each area holds two
+// round buffers (s even, s odd), so round s + 1 fills one while slower ranks still read round s
+// from the other, and an area is only written for round s once every member has released s - 2.
+//
+// Round numbers come from the communicator (every member starts the same collectives in the same
+// order, so they agree), and a rank runs its rounds in order even with several collectives in
+// flight: a round waits until this rank has finished the one before, which keeps every word
+// increasing. Waiting is the engine's: spin, yield when oversubscribed, sleep on the doorbell; every
+// word written is followed by a wake-up of the members that sleep.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "coll/task.hpp"
+#include "fabric/shm/layout.hpp"
+
+namespace rmpl::coll {
+
+class shared_area {
+ public:
+  /// The area of x's communicator (x.comm().area must be a slot).
+  explicit shared_area(exchange x) noexcept;
+
+  /// Bytes each round buffer holds of an operand (and again of a result): a quarter of the area.
+  std::size_t chunk() const noexcept { return chunk_; }
+  /// Elements of `element` bytes a round can carry.
+  std::size_t chunk_elements(std::size_t element) const noexcept { return chunk_ / element; }
+
+  /// Claims `rounds` consecutive rounds for this collective (call before its first co_await, so
+  /// that collectives claim rounds in the order they start); returns the first.
+  std::uint64_t claim(std::uint64_t rounds) noexcept;
+
+  /// Member r's operand and result buffers of round s.
+  std::byte* operand(int r, std::uint64_t s) const noexcept;
+  std::byte* result(int r, std::uint64_t s) const noexcept;
+
+  /// This rank may fill its buffers of round s: its round s - 1 is over and every member has
+  /// released round s - 2 (the last to use the same buffer).
+  bool writable(std::uint64_t s) const noexcept;
+  bool posted(int r, std::uint64_t s) const noexcept;
+  bool all_posted(std::uint64_t s) const noexcept;
+  bool all_reduced(std::uint64_t s) const noexcept;
+
+  /// "My operand of round s is in place", "my part of the result of round s is in place", "I have
+  /// read all I need of round s" (this rank's round s is then over).
+  void post(std::uint64_t s) noexcept;
+  void reduced(std::uint64_t s) noexcept;
+  void release(std::uint64_t s) noexcept;
+
+ private:
+  fabric::shm::area_flags& flags(int r) const noexcept;
+  void wake_members() const noexcept;
+
+  core::engine* engine_;
+  core::communicator* comm_;
+  int slot_;
+  std::size_t chunk_;
+};
+
+}  // namespace rmpl::coll

@@ -1,0 +1,93 @@
+// The collective areas of this process (fabric/shm/layout.hpp): each rank has a few in the job
+// segment, and a communicator holds the same slot on every member, so that its shared-memory
+// collectives find every member's area from the slot alone. Members agree on a slot the way they
+// agree on a context (context_pool.hpp): AND their free masks, take the lowest bit. The world holds
+// slot 0. A communicator without a slot (all were taken) runs its collectives over point-to-point.
+//
+// Freeing is local and lazy: a freed communicator's last round may still be read by slower members,
+// so the slot is only offered again once every member has released that round. Its words are then
+// reset to zero, before this rank takes part in any agreement that could hand the slot to a new
+// communicator (whose rounds count from 1 again).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "fabric/shm/domain.hpp"
+
+namespace rmpl::core {
+
+class area_pool {
+ public:
+  using mask = std::uint64_t;
+
+  explicit area_pool(const fabric::shm::domain& d) : dom_(d) {
+    const std::uint32_t slots = d.p().coll_slots;
+    free_ = (slots >= 64 ? ~mask{0} : (mask{1} << slots) - 1) & ~mask{1};  // slot 0: the world
+  }
+
+  /// The slots free here now (freed slots whose last round every member has released included).
+  mask free_mask() {
+    std::erase_if(draining_, [this](const draining& d) {
+      if (!drained(d)) return false;
+      fabric::shm::area_flags& mine = dom_.area(dom_.rank(), d.slot);
+      mine.posted.store(0, std::memory_order_relaxed);
+      mine.reduced.store(0, std::memory_order_relaxed);
+      mine.released.store(0, std::memory_order_relaxed);
+      free_ |= mask{1} << d.slot;
+      return true;
+    });
+    return free_;
+  }
+
+  /// Zeroes every word of this rank's areas. Only when no rank reads them any more: after the
+  /// job-wide barrier of finalize, so that a later session's rounds, counted from 1, start clean.
+  void reset_mine() noexcept {
+    for (std::uint32_t slot = 0; slot < dom_.p().coll_slots; ++slot) {
+      fabric::shm::area_flags& mine = dom_.area(dom_.rank(), static_cast<int>(slot));
+      mine.posted.store(0, std::memory_order_relaxed);
+      mine.reduced.store(0, std::memory_order_relaxed);
+      mine.released.store(0, std::memory_order_relaxed);
+    }
+  }
+
+  /// Claims the lowest slot free in `agreed` (every member's free_mask() AND-ed), or nothing.
+  std::optional<int> claim_lowest(mask agreed) noexcept {
+    const mask bits = agreed & free_;
+    if (bits == 0) return std::nullopt;
+    const int slot = std::countr_zero(bits);
+    free_ &= ~(mask{1} << slot);
+    return slot;
+  }
+
+  /// Gives `slot` back once every one of `members` (job ranks) has released round `last`.
+  void release(int slot, std::vector<int> members, std::uint64_t last) {
+    if (slot <= 0) return;
+    draining_.push_back({slot, std::move(members), last});
+  }
+
+ private:
+  struct draining {
+    int slot;
+    std::vector<int> members;
+    std::uint64_t last;
+  };
+  bool drained(const draining& d) const noexcept {
+    for (int r : d.members) {
+      if (dom_.area(r, d.slot).released.load(std::memory_order_acquire) < d.last &&
+          dom_.info(r).state.load(std::memory_order_acquire) != fabric::shm::rank_state::dead) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const fabric::shm::domain& dom_;
+  mask free_;
+  std::vector<draining> draining_;
+};
+
+}  // namespace rmpl::core
