@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
+
 namespace rmpl::coll {
 
 void exchange::send(std::span<const std::byte> data, int peer) {
@@ -56,6 +58,14 @@ std::string operation::describe() const {
                      what_.algorithm, what_.bytes, what_.comm_size);
 }
 
+void operation::push(std::coroutine_handle<task::promise_type> child) {
+  if (depth_ == stack_.size()) {
+    base::fail(errc::internal, "{}: algorithm steps nested more than {} deep", describe(),
+               stack_.size());
+  }
+  stack_[depth_++] = child;
+}
+
 bool operation::settled() const noexcept {
   for (const core::request* r : pending_) {
     if (!r->done()) return false;
@@ -94,13 +104,13 @@ bool operation::advance() {
       if (!condition_()) return false;
       condition_ = nullptr;
     }
-    auto h = stack_.back();
+    auto h = stack_[depth_ - 1];
     if (!h.done()) {
       h.resume();
       continue;
     }
-    if (stack_.size() == 1) break;
-    stack_.pop_back();  // the one below resumes next and sees how its child ended
+    if (depth_ == 1) break;
+    --depth_;  // the one below resumes next and sees how its child ended
   }
   discard();
   return true;

@@ -13,6 +13,7 @@
 //   }
 #pragma once
 
+#include <array>
 #include <coroutine>
 #include <cstddef>
 #include <exception>
@@ -26,6 +27,7 @@
 
 #include "core/activity.hpp"
 #include "core/communicator.hpp"
+#include "coll/recycled.hpp"
 #include "core/engine.hpp"
 
 namespace rmpl::coll {
@@ -35,6 +37,10 @@ class task {
  public:
   struct promise_type {
     std::exception_ptr failure;
+    static void* operator new(std::size_t bytes) { return recycled::allocate(bytes); }
+    static void operator delete(void* frame, std::size_t bytes) noexcept {
+      recycled::release(frame, bytes);
+    }
     task get_return_object() noexcept {
       return task(std::coroutine_handle<promise_type>::from_promise(*this));
     }
@@ -143,10 +149,15 @@ class operation final : public core::activity {
   operation(core::engine& e, std::shared_ptr<const void> keep, label what)
       : engine_(e), keep_(std::move(keep)), what_(what) {}
   ~operation() override;
+  static void* operator new(std::size_t bytes) { return recycled::allocate(bytes); }
+  static void operator delete(void* op, std::size_t bytes) noexcept {
+    recycled::release(op, bytes);
+  }
 
   void run(task t) {
     task_ = std::move(t);
-    stack_.assign(1, task_.handle());
+    stack_[0] = task_.handle();
+    depth_ = 1;
   }
 
   bool advance() override;
@@ -168,7 +179,7 @@ class operation final : public core::activity {
   /// Holds the running coroutine until `condition` is met (exchange::until).
   void wait_for(std::function<bool()> condition) { condition_ = std::move(condition); }
   /// Runs `child` before resuming whatever runs now (exchange::run).
-  void push(std::coroutine_handle<task::promise_type> child) { stack_.push_back(child); }
+  void push(std::coroutine_handle<task::promise_type> child);
 
  private:
   core::engine& engine_;
@@ -176,7 +187,9 @@ class operation final : public core::activity {
   label what_;
   task task_;
   /// The coroutine running now is last; each one below waits for the one above it to end.
-  std::vector<std::coroutine_handle<task::promise_type>> stack_;
+  /// (Algorithms nest a few levels at most: allreduce = reduce + broadcast, each with a step.)
+  std::array<std::coroutine_handle<task::promise_type>, 8> stack_{};
+  std::size_t depth_ = 0;
   std::vector<core::request*> pending_;
   std::function<bool()> condition_;  ///< what the running coroutine waits for besides requests
 };
