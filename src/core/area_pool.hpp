@@ -33,10 +33,7 @@ class area_pool {
   mask free_mask() {
     std::erase_if(draining_, [this](const draining& d) {
       if (!drained(d)) return false;
-      fabric::shm::area_flags& mine = dom_.area(dom_.rank(), d.slot);
-      mine.posted.store(0, std::memory_order_relaxed);
-      mine.reduced.store(0, std::memory_order_relaxed);
-      mine.released.store(0, std::memory_order_relaxed);
+      zero(d.slot);
       free_ |= mask{1} << d.slot;
       return true;
     });
@@ -46,12 +43,7 @@ class area_pool {
   /// Zeroes every word of this rank's areas. Only when no rank reads them any more: after the
   /// job-wide barrier of finalize, so that a later session's rounds, counted from 1, start clean.
   void reset_mine() noexcept {
-    for (std::uint32_t slot = 0; slot < dom_.p().coll_slots; ++slot) {
-      fabric::shm::area_flags& mine = dom_.area(dom_.rank(), static_cast<int>(slot));
-      mine.posted.store(0, std::memory_order_relaxed);
-      mine.reduced.store(0, std::memory_order_relaxed);
-      mine.released.store(0, std::memory_order_relaxed);
-    }
+    for (std::uint32_t slot = 0; slot < dom_.p().coll_slots; ++slot) zero(static_cast<int>(slot));
   }
 
   /// Claims the lowest slot free in `agreed` (every member's free_mask() AND-ed), or nothing.
@@ -75,6 +67,13 @@ class area_pool {
     std::vector<int> members;
     std::uint64_t last;
   };
+  /// Zeroes this rank's words of `slot` (relaxed: published by the messages that follow).
+  void zero(int slot) const noexcept {
+    fabric::shm::area_flags& mine = dom_.area(dom_.rank(), slot);
+    mine.posted.store(0, std::memory_order_relaxed);
+    mine.reduced.store(0, std::memory_order_relaxed);
+    mine.released.store(0, std::memory_order_relaxed);
+  }
   bool drained(const draining& d) const noexcept {
     for (int r : d.members) {
       if (dom_.area(r, d.slot).released.load(std::memory_order_acquire) < d.last &&
