@@ -20,10 +20,10 @@ std::vector<int> job_ranks(const comm_impl& c);
 }  // namespace
 
 comm_impl::~comm_impl() {
-  // The world's pair (0) and area (0) are never returned; a communicator that outlives its session
-  // has nowhere to return them to. No collective of this communicator is in flight here (each
-  // keeps it alive), but slower members may still read its area's last round.
-  if (kernel.context == 0 || !api::initialized()) return;
+  // The world's and self's pairs and the world's area (0) are never returned; a communicator that
+  // outlives its session has nowhere to return them to. No collective of this communicator is in
+  // flight here (each keeps it alive), but slower members may still read its area's last round.
+  if (kernel.context < 2 * core::context_pool::reserved_pairs || !api::initialized()) return;
   api::kernel().contexts().release(kernel.context);
   if (kernel.area >= 0) {
     api::kernel().areas().release(kernel.area, job_ranks(*this), kernel.area_rounds);
@@ -143,6 +143,37 @@ comm_ptr create(const comm_impl& c, const group& members) {
   const claim taken = agree_on_claim(c);
   std::vector<int> ranks(members.world_ranks().begin(), members.world_ranks().end());
   return make(taken, std::move(ranks));
+}
+
+comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
+  const int me = api::kernel().rank();
+  for (int w : members.world_ranks()) {
+    if (w < 0 || w >= api::kernel().size() || parent.kernel.from_world(w) == undefined) {
+      base::fail(errc::invalid_rank,
+                 "create_group on rank {}: process {} of the group is not a member of the "
+                 "communicator (size {})",
+                 parent.kernel.rank, w, parent.kernel.size);
+    }
+  }
+  if (!members.contains(me)) return nullptr;
+  if (tag < 0 || tag > tag_ub) {
+    base::fail(errc::invalid_tag, "create_group on rank {}: tag {} is outside [0, {}]",
+               parent.kernel.rank, tag, tag_ub);
+  }
+  // Only the group's members take part, so the agreement cannot run over the parent (its other
+  // members would have to join) nor on the parent's contexts (its own collectives count their tags
+  // from 0 on the same members). It runs on the collective context of the self pair instead, which
+  // carries no message between two processes otherwise: a communicator of one member sends
+  // nothing to another process, and collectives receive from named ranks only, never from any
+  // source. Its tag is the caller's, which keeps concurrent creations on overlapping groups apart
+  // (MPI requires them to pass different tags); no collective area, so it runs point-to-point.
+  std::vector<int> ranks(members.world_ranks().begin(), members.world_ranks().end());
+  core::communicator agreement = core::communicator::of(core::context_pool::self_context, ranks,
+                                                        me, api::kernel().size());
+  agreement.collectives_started = static_cast<std::uint32_t>(tag);
+  agreement.area = -1;
+  const auto among_members = std::make_shared<comm_impl>(std::move(agreement));
+  return make(agree_on_claim(*among_members), std::move(ranks));
 }
 
 group members(const comm_impl& c) {

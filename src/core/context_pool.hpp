@@ -20,9 +20,15 @@ class context_pool {
   static constexpr std::uint32_t pairs = 2048;
   using mask = std::array<std::uint64_t, pairs / 64>;
 
+  /// Pair 0 is the world's; pair 1 is every process's communicator of itself alone (MPI_COMM_SELF),
+  /// which never carries a message between processes, so all may use the same pair.
+  static constexpr std::uint32_t world_context = 0;
+  static constexpr std::uint32_t self_context = 2;
+  static constexpr std::uint32_t reserved_pairs = 2;
+
   context_pool() {
     free_.fill(~std::uint64_t{0});
-    free_[0] &= ~std::uint64_t{1};  // pair 0: the world communicator
+    free_[0] &= ~std::uint64_t{(1u << reserved_pairs) - 1};
   }
 
   const mask& free_mask() const noexcept { return free_; }
@@ -41,7 +47,7 @@ class context_pool {
   }
   void release(std::uint32_t context) noexcept {
     const std::uint32_t pair = context / 2;
-    if (pair == 0 || pair >= pairs) return;
+    if (pair < reserved_pairs || pair >= pairs) return;
     free_[pair / 64] |= std::uint64_t{1} << (pair % 64);
   }
   std::size_t in_use() const noexcept {

@@ -90,6 +90,8 @@ class engine {
   std::string describe(const request& r) const;
 
   void attach_buffer(std::size_t bytes) noexcept { bsend_limit_ = bytes; }
+  /// Bytes of buffered sends not yet delivered (MPI_Buffer_detach waits for 0).
+  std::size_t buffered_bytes() const noexcept { return bsend_used_; }
 
   /// One pass over every incoming ring, outgoing backlog and bounce transfer; true if anything
   /// moved.

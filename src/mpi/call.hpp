@@ -1,0 +1,114 @@
+// What every MPI function of the layer is made of:
+//
+//   RMPL_MPI_DEFINE(Send)   // after the definition of PMPI_Send: MPI_Send as its weak alias
+//   int PMPI_Send(...) {
+//     return mpi::call(comm, "MPI_Send", [&] { ...; return MPI_SUCCESS; });
+//   }
+//
+// call() turns a failure (rmpl::error from the kernel, mpi::error from the layer's own checks)
+// into an MPI error class, keeps its text for MPI_Error_string, and hands it to the error handler
+// of the communicator involved (MPI_COMM_WORLD's when none is): MPI_ERRORS_ARE_FATAL prints the
+// text and ends the job, MPI_ERRORS_RETURN returns the class, a user handler is called first.
+//
+// The checks (comm(), datatype(), count(), ...) validate a handle or argument and return the object
+// it names, or throw an mpi::error naming the function, the argument and its value.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "mpi/objects.hpp"
+
+namespace rmpl::mpi {
+
+/// A failure found by the layer itself: an MPI error class and the text that explains it.
+class error : public std::runtime_error {
+ public:
+  error(int error_class, const std::string& message)
+      : std::runtime_error(message), error_class_(error_class) {}
+  int error_class() const noexcept { return error_class_; }
+
+ private:
+  int error_class_;
+};
+
+template <class... Args>
+[[noreturn]] void fail(int error_class, fmt::format_string<Args...> format, Args&&... args) {
+  throw error(error_class, fmt::format(format, std::forward<Args>(args)...));
+}
+
+/// The MPI error class of a kernel error code.
+int class_of(errc code) noexcept;
+
+/// The largest error code in use (MPI_LASTUSEDCODE): grows with MPI_Add_error_class / _code.
+int last_used_code() noexcept;
+
+/// Reports a failure of `function` on `comm` (may be null or invalid: MPI_COMM_WORLD's handler
+/// then) through its error handler; returns the error class unless the handler ends the job.
+int raise(MPI_Comm comm, const char* function, int error_class, const std::string& message);
+
+/// The function being run, for checks that name it (set by call()).
+const char*& current_function() noexcept;
+
+/// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`.
+template <class Body>
+int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  const char* outer = current_function();
+  current_function() = function;
+  int code;
+  try {
+    code = body();
+  } catch (const error& e) {
+    code = raise(comm, function, e.error_class(), e.what());
+  } catch (const rmpl::error& e) {
+    code = raise(comm, function, class_of(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    code = raise(comm, function, MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception& e) {
+    code = raise(comm, function, MPI_ERR_INTERN, e.what());
+  }
+  current_function() = outer;
+  return code;
+}
+
+/// Throws MPI_ERR_OTHER unless MPI_Init has run and MPI_Finalize has not.
+void require_initialized();
+
+// ---- checks: the object a handle names, or an mpi::error that names the handle and function ----
+
+/// A live communicator (not MPI_COMM_NULL, not freed, not another kind of handle).
+rmpl_mpi_comm& comm(MPI_Comm c);
+/// A live datatype; with `committed`, one that may be used for communication.
+rmpl_mpi_datatype& datatype(MPI_Datatype t, bool committed = true);
+rmpl_mpi_group& group(MPI_Group g);
+rmpl_mpi_op& op(MPI_Op o);
+rmpl_mpi_info& info(MPI_Info i);
+rmpl_mpi_errhandler& errhandler(MPI_Errhandler e);
+/// A count: non-negative.
+void count(int n, const char* what = "count");
+/// A buffer that must not be null when count > 0 and the type has data.
+void buffer(const void* buf, int n, const rmpl_mpi_datatype& t, const char* what = "buffer");
+
+/// Fills an MPI_Status from a kernel status (ignores a null `out`).
+inline void to_mpi(const rmpl::status& s, MPI_Status* out) noexcept {
+  if (out == MPI_STATUS_IGNORE) return;
+  out->MPI_SOURCE = s.source;
+  out->MPI_TAG = s.tag;
+  out->MPI_ERROR = MPI_SUCCESS;
+  out->rmpl_cancelled = s.cancelled ? 1 : 0;
+  out->rmpl_bytes = static_cast<MPI_Count>(s.bytes);
+}
+/// The status of an operation with MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
+inline void proc_null_status(MPI_Status* out) noexcept {
+  if (out == MPI_STATUS_IGNORE) return;
+  *out = MPI_Status{MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+}
+
+}  // namespace rmpl::mpi
+
+/// Defines MPI_<name> as a weak alias of PMPI_<name> (the profiling interface: a tool's own
+/// MPI_<name> replaces it and reaches the library through PMPI_<name>).
+#define RMPL_MPI_DEFINE(name) \
+  extern "C" decltype(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name)));

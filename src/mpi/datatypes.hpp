@@ -1,0 +1,32 @@
+// What the other chapters need of datatypes (datatypes.cpp builds them, pack.cpp moves their data).
+#pragma once
+
+#include <cstddef>
+
+#include "mpi/objects.hpp"
+
+namespace rmpl::mpi {
+
+/// Bytes of data in `count` elements of `t` (count * t.size); MPI_ERR_COUNT if that overflows.
+std::size_t data_bytes(const rmpl_mpi_datatype& t, int count);
+
+/// Where `count` elements of a contiguous type at `buf` begin (buf + t.true_lb).
+inline const void* data_start(const void* buf, const rmpl_mpi_datatype& t) noexcept {
+  return static_cast<const std::byte*>(buf) + t.true_lb;
+}
+inline void* data_start(void* buf, const rmpl_mpi_datatype& t) noexcept {
+  return static_cast<std::byte*>(buf) + t.true_lb;
+}
+
+/// Copies the data of `count` elements at `buf` to `out` (data_bytes(t, count) bytes), packed.
+void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out);
+/// Copies `bytes` packed bytes (at most data_bytes(t, count)) from `in` into the elements at `buf`:
+/// whole elements, then the part of the next one that `bytes` covers.
+void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
+            const rmpl_mpi_datatype& t);
+
+/// MPI_Get_elements: the basic elements (ints, doubles...) that `bytes` of data of `t` hold, or
+/// MPI_UNDEFINED when `bytes` ends inside one (elements.cpp).
+MPI_Count basic_elements(const rmpl_mpi_datatype& t, MPI_Count bytes);
+
+}  // namespace rmpl::mpi

@@ -1,0 +1,186 @@
+// The environment (MPI's chapter 8): MPI_Init and MPI_Finalize over the kernel shared with rmpl's
+// C++ and C APIs, the predefined communicators, thread levels, timers, names and versions.
+//
+// Thread support is MPI_THREAD_FUNNELED: the kernel is driven by one thread at a time and the
+// layer takes no locks, so only the thread that called MPI_Init may call MPI (what FUNNELED
+// promises). MPI_Init_thread reports that level whatever is asked, as the standard requires.
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "api/runtime.hpp"
+#include "core/context_pool.hpp"
+#include "mpi/call.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/requests.hpp"
+
+struct rmpl_mpi_comm rmpl_mpi_comm_world;
+struct rmpl_mpi_comm rmpl_mpi_comm_self;
+
+namespace rmpl::mpi {
+namespace {
+
+enum class phase { before, running, after };
+phase now = phase::before;
+std::thread::id main_thread;
+
+void start() {
+  if (now == phase::running) fail(MPI_ERR_OTHER, "MPI is already initialized");
+  if (now == phase::after) fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  api::acquire();
+  core::engine& e = api::kernel();
+  rmpl_mpi_comm_world.impl = api::world();
+  rmpl_mpi_comm_world.name = "MPI_COMM_WORLD";
+  rmpl_mpi_comm_world.predefined = true;
+  // MPI_COMM_SELF: this process alone, on the pair every process reserves for it.
+  core::communicator self = core::communicator::of(core::context_pool::self_context, {e.rank()},
+                                                   e.rank(), e.size());
+  rmpl_mpi_comm_self.impl = std::make_shared<detail::comm_impl>(std::move(self));
+  rmpl_mpi_comm_self.name = "MPI_COMM_SELF";
+  rmpl_mpi_comm_self.predefined = true;
+  // MPI_Bsend needs a buffer attached with MPI_Buffer_attach (the C++ API's default of 16 MiB
+  // would hide a program's missing attach until it runs elsewhere).
+  e.attach_buffer(0);
+  main_thread = std::this_thread::get_id();
+  now = phase::running;
+}
+
+}  // namespace
+
+bool running() noexcept {
+  return now == phase::running;
+}
+
+void require_initialized() {
+  if (now == phase::before) fail(MPI_ERR_OTHER, "MPI is not initialized: call MPI_Init first");
+  if (now == phase::after) fail(MPI_ERR_OTHER, "MPI has been finalized");
+}
+
+void abort_job(int code) noexcept {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code == 0 ? 1 : code & 0xff ? code & 0xff : 1);
+}
+
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+
+extern "C" {
+
+int PMPI_Init(int*, char***) {
+  return call(nullptr, "MPI_Init", [&] {
+    start();
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Init_thread(int*, char***, int required, int* provided) {
+  return call(nullptr, "MPI_Init_thread", [&] {
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
+      fail(MPI_ERR_ARG, "required thread level {} is not one of MPI_THREAD_SINGLE (0) to "
+           "MPI_THREAD_MULTIPLE (3)", required);
+    }
+    start();
+    *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Query_thread(int* provided) {
+  return call(nullptr, "MPI_Query_thread", [&] {
+    require_initialized();
+    *provided = MPI_THREAD_FUNNELED;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Is_thread_main(int* flag) {
+  return call(nullptr, "MPI_Is_thread_main", [&] {
+    require_initialized();
+    *flag = std::this_thread::get_id() == main_thread;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Finalize(void) {
+  return call(nullptr, "MPI_Finalize", [&] {
+    require_initialized();
+    finalize_requests();
+    // Attributes on MPI_COMM_SELF are deleted first (MPI-3.1 8.7.1), by MPI_Comm_free's rules.
+    rmpl_mpi_comm_self.attributes.clear();
+    rmpl_mpi_comm_world.impl.reset();
+    rmpl_mpi_comm_self.impl.reset();
+    now = phase::after;
+    rmpl::api::release();  // waits for every rank
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Initialized(int* flag) {
+  *flag = now != phase::before;
+  return MPI_SUCCESS;
+}
+int PMPI_Finalized(int* flag) {
+  *flag = now == phase::after;
+  return MPI_SUCCESS;
+}
+int PMPI_Abort(MPI_Comm, int errorcode) {
+  const int rank = rmpl::api::initialized() ? rmpl::api::kernel().rank() : 0;
+  std::fprintf(stderr, "rmpl: MPI_Abort called on rank %d with error code %d: ending the job\n",
+               rank, errorcode);
+  abort_job(errorcode);
+}
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+  return call(nullptr, "MPI_Get_processor_name", [&] {
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+    std::strcpy(name, host);
+    *resultlen = static_cast<int>(std::strlen(host));
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+int PMPI_Get_library_version(char* version, int* resultlen) {
+  const int n = std::snprintf(
+      version, MPI_MAX_LIBRARY_VERSION_STRING,
+      "rmpl %s (MPI %d.%d without one-sided communication, MPI-IO, dynamic processes and the "
+      "tools interface; MPI_THREAD_FUNNELED)",
+      RMPL_VERSION, MPI_VERSION, MPI_SUBVERSION);
+  *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+  return MPI_SUCCESS;
+}
+int PMPI_Pcontrol(const int, ...) {
+  return MPI_SUCCESS;  // no profiling levels of its own; tools intercept MPI_Pcontrol
+}
+double PMPI_Wtime(void) {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+double PMPI_Wtick(void) {
+  timespec ts{};
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // extern "C"
+
+RMPL_MPI_DEFINE(Init)
+RMPL_MPI_DEFINE(Init_thread)
+RMPL_MPI_DEFINE(Query_thread)
+RMPL_MPI_DEFINE(Is_thread_main)
+RMPL_MPI_DEFINE(Finalize)
+RMPL_MPI_DEFINE(Initialized)
+RMPL_MPI_DEFINE(Finalized)
+RMPL_MPI_DEFINE(Abort)
+RMPL_MPI_DEFINE(Get_processor_name)
+RMPL_MPI_DEFINE(Get_version)
+RMPL_MPI_DEFINE(Get_library_version)
+RMPL_MPI_DEFINE(Pcontrol)
+RMPL_MPI_DEFINE(Wtime)
+RMPL_MPI_DEFINE(Wtick)

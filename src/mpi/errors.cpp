@@ -1,0 +1,267 @@
+// Error classes, their texts, and error handlers (MPI's chapter 8.3-8.5). A returned error code is
+// its class; MPI_Error_string gives the class's name followed by the text of the last failure of
+// that class on this thread, which names the function, the ranks, tags, counts or handle at fault.
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/runtime.hpp"
+#include "mpi/call.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/pool.hpp"
+
+struct rmpl_mpi_errhandler rmpl_mpi_errors_are_fatal{rmpl::mpi::magic::errhandler, nullptr, true};
+struct rmpl_mpi_errhandler rmpl_mpi_errors_return{rmpl::mpi::magic::errhandler, nullptr, true};
+
+namespace rmpl::mpi {
+namespace {
+
+constexpr const char* class_names[] = {
+    "MPI_SUCCESS: no error",
+    "MPI_ERR_BUFFER: invalid buffer pointer",
+    "MPI_ERR_COUNT: invalid count argument",
+    "MPI_ERR_TYPE: invalid datatype",
+    "MPI_ERR_TAG: invalid tag",
+    "MPI_ERR_COMM: invalid communicator",
+    "MPI_ERR_RANK: invalid rank",
+    "MPI_ERR_REQUEST: invalid request",
+    "MPI_ERR_ROOT: invalid root",
+    "MPI_ERR_GROUP: invalid group",
+    "MPI_ERR_OP: invalid reduction operation",
+    "MPI_ERR_TOPOLOGY: invalid topology",
+    "MPI_ERR_DIMS: invalid dimension argument",
+    "MPI_ERR_ARG: invalid argument",
+    "MPI_ERR_UNKNOWN: unknown error",
+    "MPI_ERR_TRUNCATE: message truncated",
+    "MPI_ERR_OTHER: other error",
+    "MPI_ERR_INTERN: internal error",
+    "MPI_ERR_IN_STATUS: error code is in status",
+    "MPI_ERR_PENDING: pending request",
+    "MPI_ERR_KEYVAL: invalid keyval",
+    "MPI_ERR_NO_MEM: out of memory",
+    "MPI_ERR_INFO: invalid info object",
+    "MPI_ERR_INFO_KEY: invalid info key",
+    "MPI_ERR_INFO_VALUE: invalid info value",
+    "MPI_ERR_INFO_NOKEY: no such info key",
+    "MPI_ERR_PROC_FAILED: a process of the job died",
+};
+static_assert(std::size(class_names) == MPI_ERR_LASTCODE);
+
+/// Classes and codes added by MPI_Add_error_class / _code: code -> (class, text).
+struct added_code {
+  int error_class;
+  std::string text;
+};
+std::map<int, added_code>& added() {
+  static std::map<int, added_code> codes;
+  return codes;
+}
+int last_code = MPI_ERR_LASTCODE - 1;
+
+std::map<int, std::string>& last_messages() {
+  thread_local std::map<int, std::string> messages;
+  return messages;
+}
+
+pool<rmpl_mpi_errhandler>& handlers() {
+  static pool<rmpl_mpi_errhandler> p;
+  return p;
+}
+
+std::string without_prefix(const std::string& message) {
+  return message.rfind("rmpl: ", 0) == 0 ? message.substr(6) : message;
+}
+
+}  // namespace
+
+const char*& current_function() noexcept {
+  thread_local const char* name = nullptr;
+  return name;
+}
+
+int class_of(errc code) noexcept {
+  switch (code) {
+    case errc::success: return MPI_SUCCESS;
+    case errc::invalid_argument: return MPI_ERR_ARG;
+    case errc::invalid_rank: return MPI_ERR_RANK;
+    case errc::invalid_tag: return MPI_ERR_TAG;
+    case errc::truncated: return MPI_ERR_TRUNCATE;
+    case errc::request_invalid: return MPI_ERR_REQUEST;
+    case errc::request_pending: return MPI_ERR_PENDING;
+    case errc::no_message: return MPI_ERR_OTHER;
+    case errc::buffer_exhausted: return MPI_ERR_BUFFER;
+    case errc::dead_rank: return MPI_ERR_PROC_FAILED;
+    case errc::not_initialized: return MPI_ERR_OTHER;
+    case errc::system: return MPI_ERR_OTHER;
+    case errc::internal: return MPI_ERR_INTERN;
+    case errc::exhausted: return MPI_ERR_NO_MEM;
+  }
+  return MPI_ERR_UNKNOWN;
+}
+
+int last_used_code() noexcept {
+  return last_code;
+}
+
+int raise(MPI_Comm c, const char* function, int error_class, const std::string& message) {
+  const int rank = api::initialized() ? api::kernel().rank() : 0;
+  std::string text = fmt::format("{} on rank {}: {}", function, rank, without_prefix(message));
+  last_messages()[error_class] = text;
+  // The handler of `c` if it is a live communicator, else MPI_COMM_WORLD's.
+  MPI_Comm target = c;
+  if (target == nullptr || target->tag != magic::comm) target = MPI_COMM_WORLD;
+  MPI_Errhandler h = target->errhandler ? target->errhandler : MPI_ERRORS_ARE_FATAL;
+  if (h == MPI_ERRORS_RETURN) return error_class;
+  if (h != MPI_ERRORS_ARE_FATAL && h->tag == magic::errhandler && h->function != nullptr) {
+    int code = error_class;
+    h->function(&target, &code);
+    return error_class;
+  }
+  std::fprintf(stderr, "rmpl: %s (%s; the job is ended: MPI_ERRORS_ARE_FATAL)\n", text.c_str(),
+               class_names[error_class >= 0 && error_class < MPI_ERR_LASTCODE ? error_class : MPI_ERR_UNKNOWN]);
+  abort_job(error_class == 0 ? 1 : error_class);
+}
+
+rmpl_mpi_errhandler& errhandler(MPI_Errhandler e) {
+  if (e == nullptr) fail(MPI_ERR_ARG, "the error handler is MPI_ERRHANDLER_NULL");
+  if (e->tag != magic::errhandler) {
+    fail(MPI_ERR_ARG, "{} is not an error handler (freed, or another kind of handle)",
+         static_cast<const void*>(e));
+  }
+  return *e;
+}
+
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+
+extern "C" {
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  return call(nullptr, "MPI_Error_class", [&] {
+    if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) {
+      *errorclass = errorcode;
+    } else if (auto it = added().find(errorcode); it != added().end()) {
+      *errorclass = it->second.error_class;
+    } else {
+      fail(MPI_ERR_ARG, "{} is not an error code", errorcode);
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  return call(nullptr, "MPI_Error_string", [&] {
+    std::string text;
+    if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) {
+      text = class_names[errorcode];
+      if (auto it = last_messages().find(errorcode); it != last_messages().end()) {
+        text += " (" + it->second + ")";
+      }
+    } else if (auto it = added().find(errorcode); it != added().end()) {
+      text = it->second.text;
+    } else {
+      fail(MPI_ERR_ARG, "{} is not an error code", errorcode);
+    }
+    if (text.size() > MPI_MAX_ERROR_STRING - 1) text.resize(MPI_MAX_ERROR_STRING - 1);
+    std::memcpy(string, text.c_str(), text.size() + 1);
+    *resultlen = static_cast<int>(text.size());
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Add_error_class(int* errorclass) {
+  return call(nullptr, "MPI_Add_error_class", [&] {
+    *errorclass = ++last_code;
+    added()[last_code] = {last_code, ""};
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  return call(nullptr, "MPI_Add_error_code", [&] {
+    if (errorclass < 0 || (errorclass >= MPI_ERR_LASTCODE && !added().contains(errorclass))) {
+      fail(MPI_ERR_ARG, "{} is not an error class", errorclass);
+    }
+    *errorcode = ++last_code;
+    added()[last_code] = {errorclass, ""};
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Add_error_string(int errorcode, const char* string) {
+  return call(nullptr, "MPI_Add_error_string", [&] {
+    auto it = added().find(errorcode);
+    if (it == added().end()) {
+      fail(MPI_ERR_ARG, "{} is not an error code added with MPI_Add_error_code/class", errorcode);
+    }
+    it->second.text = string ? string : "";
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
+                                MPI_Errhandler* errhandler) {
+  return call(nullptr, "MPI_Comm_create_errhandler", [&] {
+    if (function == nullptr) fail(MPI_ERR_ARG, "the handler function is null");
+    rmpl_mpi_errhandler* h = handlers().make();
+    h->function = function;
+    *errhandler = h;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Comm_set_errhandler(MPI_Comm c, MPI_Errhandler e) {
+  return call(c, "MPI_Comm_set_errhandler", [&] {
+    rmpl_mpi_comm& target = comm(c);
+    errhandler(e);
+    target.errhandler = e;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Comm_get_errhandler(MPI_Comm c, MPI_Errhandler* e) {
+  return call(c, "MPI_Comm_get_errhandler", [&] {
+    rmpl_mpi_comm& target = comm(c);
+    *e = target.errhandler ? target.errhandler : MPI_ERRORS_ARE_FATAL;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Comm_call_errhandler(MPI_Comm c, int errorcode) {
+  return call(c, "MPI_Comm_call_errhandler", [&] {
+    comm(c);
+    raise(c, "MPI_Comm_call_errhandler", errorcode,
+          fmt::format("raised by the program with code {}", errorcode));
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Errhandler_free(MPI_Errhandler* e) {
+  return call(nullptr, "MPI_Errhandler_free", [&] {
+    rmpl_mpi_errhandler& h = errhandler(*e);
+    if (!h.predefined) handlers().recycle(&h);
+    *e = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Errhandler_set(MPI_Comm c, MPI_Errhandler e) {
+  return PMPI_Comm_set_errhandler(c, e);
+}
+int PMPI_Errhandler_get(MPI_Comm c, MPI_Errhandler* e) {
+  return PMPI_Comm_get_errhandler(c, e);
+}
+
+}  // extern "C"
+
+RMPL_MPI_DEFINE(Error_class)
+RMPL_MPI_DEFINE(Error_string)
+RMPL_MPI_DEFINE(Add_error_class)
+RMPL_MPI_DEFINE(Add_error_code)
+RMPL_MPI_DEFINE(Add_error_string)
+RMPL_MPI_DEFINE(Comm_create_errhandler)
+RMPL_MPI_DEFINE(Comm_set_errhandler)
+RMPL_MPI_DEFINE(Comm_get_errhandler)
+RMPL_MPI_DEFINE(Comm_call_errhandler)
+RMPL_MPI_DEFINE(Errhandler_free)
+RMPL_MPI_DEFINE(Errhandler_set)
+RMPL_MPI_DEFINE(Errhandler_get)

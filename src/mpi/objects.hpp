@@ -1,0 +1,171 @@
+// The objects behind the MPI handles of include/mpi.h. A handle is a pointer to one of these; the
+// predefined handles point at objects defined in the library (environment.cpp, datatypes.cpp,
+// operators.cpp). Every object starts with a magic word, so a handle that is not one (garbage,
+// the wrong kind, or an object already freed) is reported by name instead of dereferenced further.
+//
+// Objects are never returned to the heap while the process runs (freed ones are marked dead and
+// reused by the next object of their kind), so a use after free reads a dead marker, not freed
+// memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/communicator.hpp"
+#include "mpi.h"
+#include "rmpl/operators.hpp"
+#include "rmpl/rmpl.hpp"
+
+namespace rmpl::mpi {
+
+/// Marks a live object of each kind; `dead` marks a freed one.
+enum class magic : std::uint32_t {
+  dead = 0xdeadbeef,
+  comm = 0x636f6d6d,
+  group = 0x67727570,
+  datatype = 0x74797065,
+  op = 0x6f702020,
+  request = 0x72657175,
+  message = 0x6d657367,
+  errhandler = 0x65727268,
+  info = 0x696e666f,
+};
+
+struct cartesian {
+  std::vector<int> dims;
+  std::vector<int> periods;  ///< 0 or 1 per dimension
+};
+
+/// A cached attribute value (attributes.cpp).
+using attribute_map = std::map<int, void*>;
+
+}  // namespace rmpl::mpi
+
+struct rmpl_mpi_errhandler {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::errhandler;
+  /// Null for the predefined MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN.
+  MPI_Comm_errhandler_function* function = nullptr;
+  bool predefined = false;
+};
+
+struct rmpl_mpi_comm {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::comm;
+  /// The kernel's communicator (null only for the predefined ones before MPI_Init / after
+  /// MPI_Finalize).
+  rmpl::detail::comm_ptr impl;
+  MPI_Errhandler errhandler = nullptr;  ///< null means MPI_ERRORS_ARE_FATAL
+  std::string name;
+  rmpl::mpi::attribute_map attributes;
+  std::unique_ptr<rmpl::mpi::cartesian> topology;
+  bool predefined = false;
+
+  int rank() const noexcept { return impl->kernel.rank; }
+  int size() const noexcept { return impl->kernel.size; }
+};
+
+struct rmpl_mpi_group {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::group;
+  rmpl::group members;  ///< job ranks in group order
+  bool predefined = false;
+};
+
+namespace rmpl::mpi {
+/// One contiguous run of bytes of a datatype's element: at `offset` from the element's start.
+struct block {
+  MPI_Aint offset;
+  MPI_Aint length;
+};
+}  // namespace rmpl::mpi
+
+struct rmpl_mpi_datatype {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::datatype;
+  bool predefined = false;
+  bool committed = false;
+  MPI_Count size = 0;       ///< bytes of data in one element
+  MPI_Aint lb = 0;          ///< extent = ub - lb: the stride between consecutive elements
+  MPI_Aint extent = 0;
+  MPI_Aint true_lb = 0;     ///< where the data really begins and ends (ignoring MPI_LB/UB, resize)
+  MPI_Aint true_extent = 0;
+  /// True when `count` elements at buf are the `count * size` bytes from buf + true_lb, packed: the
+  /// layer sends and receives them without packing.
+  bool contiguous = false;
+  /// The data of one element, in type-map order, adjacent runs merged.
+  std::vector<rmpl::mpi::block> blocks;
+  /// The one basic type all the element's data is made of (for the built-in reduction operators),
+  /// and how many of it one element holds; scalar::none when mixed or not reducible.
+  rmpl::detail::scalar basic = rmpl::detail::scalar::none;
+  MPI_Count basic_count = 0;
+  MPI_Count basic_size = 0;  ///< bytes of one basic element (MPI_Get_elements counts these)
+  /// How the constructors compose bounds (datatypes.cpp): the alignment of the most-aligned basic
+  /// member (a struct's extent is padded to a multiple of it, as C pads structs), and whether lb
+  /// / ub were set explicitly (MPI_LB / MPI_UB markers, MPI_Type_create_resized), which then
+  /// override the bounds of the data in every type built from this one.
+  MPI_Aint alignment = 1;
+  bool explicit_lb = false;
+  bool explicit_ub = false;
+  /// How many derived types name this one in their contents (`types`): a type the program frees
+  /// while it is named there stays (marked dead) until the last of them goes.
+  int references = 0;
+  /// What MPI_Type_get_envelope / get_contents report.
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> integers;
+  std::vector<MPI_Aint> addresses;
+  std::vector<MPI_Datatype> types;
+  std::string name;
+  rmpl::mpi::attribute_map attributes;
+};
+
+struct rmpl_mpi_op {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::op;
+  bool predefined = false;
+  rmpl::detail::builtin_op builtin = rmpl::detail::builtin_op::none;
+  bool commutative = true;
+  MPI_User_function* function = nullptr;  ///< user operators
+  /// MPI_REPLACE and MPI_NO_OP (one-sided only; rejected by the collectives).
+  bool one_sided_only = false;
+};
+
+struct rmpl_mpi_info {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::info;
+  bool predefined = false;
+  std::vector<std::pair<std::string, std::string>> entries;  ///< in insertion order
+};
+
+namespace rmpl::mpi {
+enum class request_kind : std::uint8_t { send, recv, collective, done };
+}  // namespace rmpl::mpi
+
+struct rmpl_mpi_request {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::request;
+  rmpl::mpi::request_kind kind = rmpl::mpi::request_kind::send;
+  /// The kernel's request; null when the operation needed none (MPI_PROC_NULL) or, for a
+  /// persistent request, while it is inactive.
+  rmpl::detail::request_id id = rmpl::detail::null_request;
+  MPI_Comm comm = nullptr;  ///< whose error handler reports its failures
+  /// Status of an operation that completed without the kernel (MPI_PROC_NULL).
+  MPI_Status immediate{};
+  /// Runs once when the kernel's request completes (unpacking a staged receive, freeing a
+  /// staged send's copy); may adjust the status.
+  std::function<void(MPI_Status&)> on_complete;
+  std::unique_ptr<std::byte[]> staging;
+  /// Persistent requests: what MPI_Start starts again.
+  bool persistent = false;
+  bool active = true;  ///< persistent: started and not yet completed
+  std::function<rmpl::detail::request_id(rmpl_mpi_request&)> start;
+  /// Freed by MPI_Request_free while pending: completed and released in the background.
+  bool orphaned = false;
+};
+
+/// A message taken by MPI_Mprobe / MPI_Improbe: received at once into `data` (so no other receive
+/// can match it), handed to the program's buffer by MPI_Mrecv / MPI_Imrecv.
+struct rmpl_mpi_message {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::message;
+  std::unique_ptr<std::byte[]> data;
+  MPI_Status status{};
+  MPI_Comm comm = nullptr;
+};

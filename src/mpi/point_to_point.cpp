@@ -1,0 +1,569 @@
+// Point-to-point communication (MPI-3.1 chapter 3) over the kernel's sends and receives. Data of
+// a contiguous datatype goes straight from and to the program's buffer; other datatypes are packed
+// into a staging copy before a send and unpacked after a receive.
+#include <cstring>
+#include <memory>
+
+#include "api/runtime.hpp"
+#include "mpi/call.hpp"
+#include "mpi/datatypes.hpp"
+#include "mpi/pool.hpp"
+#include "mpi/requests.hpp"
+
+struct rmpl_mpi_message rmpl_mpi_message_no_proc;
+
+namespace rmpl::mpi {
+namespace {
+
+/// What a send puts on the wire: the program's own bytes, or a packed copy (held in `staging`).
+struct outgoing {
+  const void* data;
+  std::size_t bytes;
+  std::unique_ptr<std::byte[]> staging;
+};
+
+outgoing outgoing_of(const void* buf, int n, MPI_Datatype type) {
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n);
+  buffer(buf, n, t);
+  const std::size_t bytes = data_bytes(t, n);
+  if (t.contiguous) return {data_start(buf, t), bytes, nullptr};
+  auto staging = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  pack(buf, n, t, staging.get());
+  return {staging.get(), bytes, std::move(staging)};
+}
+
+/// Where a receive puts the message: the program's buffer, or a staging copy unpacked afterwards.
+struct incoming {
+  void* data;
+  std::size_t capacity;
+  std::unique_ptr<std::byte[]> staging;
+  const rmpl_mpi_datatype* type;
+  void* user;
+  int count;
+
+  /// After the receive: the staged bytes into the program's elements.
+  void deliver(std::size_t received) const {
+    if (staging) unpack(staging.get(), received, user, count, *type);
+  }
+};
+
+incoming incoming_of(void* buf, int n, MPI_Datatype type) {
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n);
+  buffer(buf, n, t);
+  const std::size_t bytes = data_bytes(t, n);
+  if (t.contiguous) return {data_start(buf, t), bytes, nullptr, &t, buf, n};
+  auto staging = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  std::byte* data = staging.get();
+  return {data, bytes, std::move(staging), &t, buf, n};
+}
+
+void blocking_send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                   send_mode mode) {
+  const rmpl_mpi_comm& target = comm(c);
+  const outgoing out = outgoing_of(buf, n, type);
+  detail::send(*target.impl, out.data, out.bytes, dest, tag, mode);
+}
+
+MPI_Request start_send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                       send_mode mode) {
+  const rmpl_mpi_comm& target = comm(c);
+  outgoing out = outgoing_of(buf, n, type);
+  const detail::request_id id = detail::isend(*target.impl, out.data, out.bytes, dest, tag, mode);
+  MPI_Request r = make_request(c, request_kind::send, id);
+  r->staging = std::move(out.staging);
+  return r;
+}
+
+MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
+  const rmpl_mpi_comm& target = comm(c);
+  incoming in = incoming_of(buf, n, type);
+  const detail::request_id id = detail::irecv(*target.impl, in.data, in.capacity, source, tag);
+  if (!in.staging) return make_request(c, request_kind::recv, id);
+  auto staged = std::make_shared<incoming>(std::move(in));
+  return make_request(c, request_kind::recv, id, [staged](MPI_Status& s) {
+    staged->deliver(static_cast<std::size_t>(s.rmpl_bytes));
+  });
+}
+
+/// A persistent send or receive: MPI_Start runs `start_send`/`start_recv` with the same
+/// arguments, and the request takes over the new kernel request and its staging.
+MPI_Request send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                      send_mode mode) {
+  comm(c);
+  datatype(type);
+  count(n);
+  return persistent_request(c, request_kind::send, [=](rmpl_mpi_request& self) {
+    MPI_Request started = start_send(buf, n, type, dest, tag, c, mode);
+    const detail::request_id id = started->id;
+    self.staging = std::move(started->staging);
+    started->id = detail::null_request;
+    PMPI_Request_free(&started);
+    return id;
+  });
+}
+
+MPI_Request recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
+  comm(c);
+  datatype(type);
+  count(n);
+  return persistent_request(c, request_kind::recv, [=](rmpl_mpi_request& self) {
+    MPI_Request started = start_recv(buf, n, type, source, tag, c);
+    const detail::request_id id = started->id;
+    self.on_complete = std::move(started->on_complete);
+    started->id = detail::null_request;
+    PMPI_Request_free(&started);
+    return id;
+  });
+}
+
+void check_request_out(MPI_Request* request) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+}
+
+pool<rmpl_mpi_message>& messages() {
+  static pool<rmpl_mpi_message> p;
+  return p;
+}
+
+/// Takes the message `probed` announced on `c`: receives it whole into the message object, so no
+/// later receive can match it.
+MPI_Message take_message(const rmpl_mpi_comm& c, MPI_Comm handle, const rmpl::status& probed) {
+  rmpl_mpi_message* m = messages().make();
+  m->data = std::make_unique<std::byte[]>(probed.bytes ? probed.bytes : 1);
+  m->comm = handle;
+  const rmpl::status got =
+      detail::recv(*c.impl, m->data.get(), probed.bytes, probed.source, probed.tag);
+  to_mpi(got, &m->status);
+  return m;
+}
+
+/// The message a handle names; the handle becomes MPI_MESSAGE_NULL (a message is received once).
+rmpl_mpi_message* claim_message(MPI_Message* message) {
+  if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
+  rmpl_mpi_message* m = *message;
+  if (m == MPI_MESSAGE_NULL) fail(MPI_ERR_REQUEST, "the message is MPI_MESSAGE_NULL");
+  if (m->tag != magic::message) {
+    fail(MPI_ERR_REQUEST, "{} is not a message (received already?)", static_cast<const void*>(m));
+  }
+  *message = MPI_MESSAGE_NULL;
+  return m;
+}
+
+/// Copies a taken message into the program's buffer; the status of the receive.
+MPI_Status receive_message(rmpl_mpi_message& m, void* buf, int n, MPI_Datatype type) {
+  MPI_Status s = m.status;
+  if (&m == &rmpl_mpi_message_no_proc) {
+    proc_null_status(&s);
+    return s;
+  }
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n);
+  const auto bytes = static_cast<std::size_t>(s.rmpl_bytes);
+  const std::size_t capacity = data_bytes(t, n);
+  if (bytes > capacity) {
+    const int source = s.MPI_SOURCE, tag = s.MPI_TAG;
+    messages().recycle(&m);
+    fail(MPI_ERR_TRUNCATE, "the message from rank {} (tag {}) has {} bytes, the buffer holds {}",
+         source, tag, bytes, capacity);
+  }
+  if (t.contiguous) {
+    if (bytes) std::memcpy(data_start(buf, t), m.data.get(), bytes);
+  } else {
+    unpack(m.data.get(), bytes, buf, n, t);
+  }
+  messages().recycle(&m);
+  return s;
+}
+
+send_mode mode_of(char m) {
+  switch (m) {
+    case 's': return send_mode::synchronous;
+    case 'b': return send_mode::buffered;
+    case 'r': return send_mode::ready;
+    default: return send_mode::standard;
+  }
+}
+
+/// The attached buffer (MPI_Buffer_attach), returned by MPI_Buffer_detach.
+void* attached = nullptr;
+int attached_size = 0;
+
+}  // namespace
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+namespace api = rmpl::api;
+namespace detail = rmpl::detail;
+using rmpl::send_mode;
+
+extern "C" {
+
+// ---------------------------------------------------------------- blocking sends and receive
+
+int PMPI_Send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  return call(c, "MPI_Send", [&]() -> int {
+    blocking_send(buf, n, type, dest, tag, c, send_mode::standard);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ssend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  return call(c, "MPI_Ssend", [&]() -> int {
+    blocking_send(buf, n, type, dest, tag, c, send_mode::synchronous);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Bsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  return call(c, "MPI_Bsend", [&]() -> int {
+    blocking_send(buf, n, type, dest, tag, c, send_mode::buffered);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  return call(c, "MPI_Rsend", [&]() -> int {
+    blocking_send(buf, n, type, dest, tag, c, send_mode::ready);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+              MPI_Status* status) {
+  return call(c, "MPI_Recv", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    const incoming in = incoming_of(buf, n, type);
+    const rmpl::status s = rmpl::detail::recv(*target.impl, in.data, in.capacity, source, tag);
+    in.deliver(s.bytes);
+    to_mpi(s, status);
+    return MPI_SUCCESS;
+  });
+}
+
+// ---------------------------------------------------------------- nonblocking
+
+int PMPI_Isend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+               MPI_Request* request) {
+  return call(c, "MPI_Isend", [&]() -> int {
+    check_request_out(request);
+    *request = start_send(buf, n, type, dest, tag, c, send_mode::standard);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Issend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                MPI_Request* request) {
+  return call(c, "MPI_Issend", [&]() -> int {
+    check_request_out(request);
+    *request = start_send(buf, n, type, dest, tag, c, send_mode::synchronous);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ibsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                MPI_Request* request) {
+  return call(c, "MPI_Ibsend", [&]() -> int {
+    check_request_out(request);
+    *request = start_send(buf, n, type, dest, tag, c, send_mode::buffered);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Irsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                MPI_Request* request) {
+  return call(c, "MPI_Irsend", [&]() -> int {
+    check_request_out(request);
+    *request = start_send(buf, n, type, dest, tag, c, send_mode::ready);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Irecv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+               MPI_Request* request) {
+  return call(c, "MPI_Irecv", [&]() -> int {
+    check_request_out(request);
+    *request = start_recv(buf, n, type, source, tag, c);
+    return MPI_SUCCESS;
+  });
+}
+
+// ---------------------------------------------------------------- persistent
+
+int PMPI_Send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                   MPI_Request* request) {
+  return call(c, "MPI_Send_init", [&]() -> int {
+    check_request_out(request);
+    *request = send_init(buf, n, type, dest, tag, c, mode_of('-'));
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ssend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                    MPI_Request* request) {
+  return call(c, "MPI_Ssend_init", [&]() -> int {
+    check_request_out(request);
+    *request = send_init(buf, n, type, dest, tag, c, mode_of('s'));
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Bsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                    MPI_Request* request) {
+  return call(c, "MPI_Bsend_init", [&]() -> int {
+    check_request_out(request);
+    *request = send_init(buf, n, type, dest, tag, c, mode_of('b'));
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Rsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                    MPI_Request* request) {
+  return call(c, "MPI_Rsend_init", [&]() -> int {
+    check_request_out(request);
+    *request = send_init(buf, n, type, dest, tag, c, mode_of('r'));
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+                   MPI_Request* request) {
+  return call(c, "MPI_Recv_init", [&]() -> int {
+    check_request_out(request);
+    *request = recv_init(buf, n, type, source, tag, c);
+    return MPI_SUCCESS;
+  });
+}
+
+// ---------------------------------------------------------------- send and receive at once
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm c, MPI_Status* status) {
+  return call(c, "MPI_Sendrecv", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    const outgoing out = outgoing_of(sendbuf, sendcount, sendtype);
+    const incoming in = incoming_of(recvbuf, recvcount, recvtype);
+    const rmpl::status s = rmpl::detail::sendrecv(*target.impl, out.data, out.bytes, dest,
+                                                  sendtag, in.data, in.capacity, source, recvtag);
+    in.deliver(s.bytes);
+    to_mpi(s, status);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm c, MPI_Status* status) {
+  return call(c, "MPI_Sendrecv_replace", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    const rmpl_mpi_datatype& t = datatype(type);
+    count(n);
+    buffer(buf, n, t);
+    // The outgoing data is copied first: the incoming message lands in the same buffer.
+    const std::size_t bytes = data_bytes(t, n);
+    auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+    pack(buf, n, t, copy.get());
+    const incoming in = incoming_of(buf, n, type);
+    const rmpl::status s = rmpl::detail::sendrecv(*target.impl, copy.get(), bytes, dest, sendtag,
+                                                  in.data, in.capacity, source, recvtag);
+    in.deliver(s.bytes);
+    to_mpi(s, status);
+    return MPI_SUCCESS;
+  });
+}
+
+// ---------------------------------------------------------------- probes and matched receives
+
+int PMPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* status) {
+  return call(c, "MPI_Probe", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    to_mpi(rmpl::detail::probe(*target.impl, source, tag), status);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* status) {
+  return call(c, "MPI_Iprobe", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    rmpl::status s;
+    *flag = rmpl::detail::iprobe(*target.impl, source, tag, &s);
+    if (*flag) to_mpi(s, status);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message* message, MPI_Status* status) {
+  return call(c, "MPI_Mprobe", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
+    if (source == MPI_PROC_NULL) {
+      proc_null_status(status);
+      *message = MPI_MESSAGE_NO_PROC;
+      return MPI_SUCCESS;
+    }
+    const rmpl::status probed = rmpl::detail::probe(*target.impl, source, tag);
+    *message = take_message(target, c, probed);
+    if (status != MPI_STATUS_IGNORE) *status = (*message)->status;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* message,
+                 MPI_Status* status) {
+  return call(c, "MPI_Improbe", [&]() -> int {
+    const rmpl_mpi_comm& target = comm(c);
+    if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
+    if (source == MPI_PROC_NULL) {
+      *flag = 1;
+      proc_null_status(status);
+      *message = MPI_MESSAGE_NO_PROC;
+      return MPI_SUCCESS;
+    }
+    rmpl::status probed;
+    *flag = rmpl::detail::iprobe(*target.impl, source, tag, &probed);
+    if (!*flag) return MPI_SUCCESS;
+    *message = take_message(target, c, probed);
+    if (status != MPI_STATUS_IGNORE) *status = (*message)->status;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  return call(message && *message ? (*message)->comm : nullptr, "MPI_Mrecv", [&]() -> int {
+    rmpl_mpi_message* m = claim_message(message);
+    const MPI_Status s = receive_message(*m, buf, n, type);
+    if (status != MPI_STATUS_IGNORE) *status = s;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Imrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+  return call(message && *message ? (*message)->comm : nullptr, "MPI_Imrecv", [&]() -> int {
+    check_request_out(request);
+    rmpl_mpi_message* m = claim_message(message);
+    MPI_Comm c = m->comm;
+    const MPI_Status s = receive_message(*m, buf, n, type);
+    *request = completed_request(c, request_kind::recv, s);
+    return MPI_SUCCESS;
+  });
+}
+
+// ---------------------------------------------------------------- buffered-send buffer
+
+int PMPI_Buffer_attach(void* buffer, int size) {
+  return call(nullptr, "MPI_Buffer_attach", [&]() -> int {
+    rmpl::mpi::require_initialized();
+    if (attached != nullptr) {
+      fail(MPI_ERR_BUFFER, "a buffer of {} bytes is attached already (detach it first)",
+           attached_size);
+    }
+    if (size < 0) fail(MPI_ERR_ARG, "the buffer size {} is negative", size);
+    if (buffer == nullptr && size > 0) fail(MPI_ERR_BUFFER, "the buffer is null");
+    // The kernel copies buffered messages into memory of its own; the attached size bounds it.
+    attached = buffer;
+    attached_size = size;
+    rmpl::api::kernel().attach_buffer(static_cast<std::size_t>(size));
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  return call(nullptr, "MPI_Buffer_detach", [&]() -> int {
+    rmpl::mpi::require_initialized();
+    rmpl::core::engine& e = rmpl::api::kernel();
+    // Returns once every buffered message has been delivered (MPI-3.1 3.6.1).
+    e.wait_until([&] { return e.buffered_bytes() == 0; });
+    e.attach_buffer(0);
+    std::memcpy(buffer_addr, &attached, sizeof attached);
+    *size = attached_size;
+    attached = nullptr;
+    attached_size = 0;
+    return MPI_SUCCESS;
+  });
+}
+
+// ---------------------------------------------------------------- statuses
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* n) {
+  return call(nullptr, "MPI_Get_count", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
+    const rmpl_mpi_datatype& t = datatype(type, false);
+    if (t.size == 0) {
+      *n = status->rmpl_bytes == 0 ? 0 : MPI_UNDEFINED;
+    } else if (status->rmpl_bytes % t.size != 0 || status->rmpl_bytes / t.size > INT32_MAX) {
+      *n = MPI_UNDEFINED;
+    } else {
+      *n = static_cast<int>(status->rmpl_bytes / t.size);
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* n) {
+  return call(nullptr, "MPI_Get_elements_x", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
+    const rmpl_mpi_datatype& t = datatype(type, false);
+    *n = basic_elements(t, status->rmpl_bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* n) {
+  MPI_Count elements = 0;
+  const int code = PMPI_Get_elements_x(status, type, &elements);
+  if (code == MPI_SUCCESS) {
+    *n = elements > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(elements);
+  }
+  return code;
+}
+
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
+  return call(nullptr, "MPI_Status_set_elements", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+    const rmpl_mpi_datatype& t = datatype(type, false);
+    count(n);
+    const MPI_Count unit = t.basic_size > 0 ? t.basic_size : t.size;
+    status->rmpl_bytes = unit * n;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  return call(nullptr, "MPI_Status_set_cancelled", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+    status->rmpl_cancelled = flag ? 1 : 0;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  return call(nullptr, "MPI_Test_cancelled", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+    *flag = status->rmpl_cancelled;
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+RMPL_MPI_DEFINE(Send)
+RMPL_MPI_DEFINE(Ssend)
+RMPL_MPI_DEFINE(Bsend)
+RMPL_MPI_DEFINE(Rsend)
+RMPL_MPI_DEFINE(Recv)
+RMPL_MPI_DEFINE(Isend)
+RMPL_MPI_DEFINE(Issend)
+RMPL_MPI_DEFINE(Ibsend)
+RMPL_MPI_DEFINE(Irsend)
+RMPL_MPI_DEFINE(Irecv)
+RMPL_MPI_DEFINE(Send_init)
+RMPL_MPI_DEFINE(Ssend_init)
+RMPL_MPI_DEFINE(Bsend_init)
+RMPL_MPI_DEFINE(Rsend_init)
+RMPL_MPI_DEFINE(Recv_init)
+RMPL_MPI_DEFINE(Sendrecv)
+RMPL_MPI_DEFINE(Sendrecv_replace)
+RMPL_MPI_DEFINE(Probe)
+RMPL_MPI_DEFINE(Iprobe)
+RMPL_MPI_DEFINE(Mprobe)
+RMPL_MPI_DEFINE(Improbe)
+RMPL_MPI_DEFINE(Mrecv)
+RMPL_MPI_DEFINE(Imrecv)
+RMPL_MPI_DEFINE(Buffer_attach)
+RMPL_MPI_DEFINE(Buffer_detach)
+RMPL_MPI_DEFINE(Get_count)
+RMPL_MPI_DEFINE(Get_elements)
+RMPL_MPI_DEFINE(Get_elements_x)
+RMPL_MPI_DEFINE(Status_set_elements)
+RMPL_MPI_DEFINE(Status_set_cancelled)
+RMPL_MPI_DEFINE(Test_cancelled)

@@ -1,0 +1,474 @@
+// Requests (MPI-3.1 3.7-3.9): completion (Wait/Test and their any/all/some families), cancellation,
+// freeing, and persistent requests. An MPI_Request wraps one kernel request; waiting on several is
+// one kernel wait_until whose predicate looks at all of them, so any-source progress is the
+// kernel's own.
+#include <vector>
+
+#include "api/runtime.hpp"
+#include "mpi/call.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/pool.hpp"
+#include "mpi/requests.hpp"
+
+namespace rmpl::mpi {
+namespace {
+
+pool<rmpl_mpi_request>& requests() {
+  static pool<rmpl_mpi_request> p;
+  return p;
+}
+
+/// Kernel requests whose MPI_Request was freed while they were pending (MPI_Request_free): they
+/// complete on their own and are released by the next sweep.
+std::vector<detail::request_id>& orphans() {
+  static std::vector<detail::request_id> ids;
+  return ids;
+}
+
+void sweep_orphans() {
+  auto& ids = orphans();
+  std::erase_if(ids, [](detail::request_id& id) {
+    if (!detail::done(id)) return false;
+    try {
+      detail::wait(id);  // completed: frees it (a failure has nobody left to report to)
+    } catch (const rmpl::error&) {
+    }
+    return true;
+  });
+}
+
+/// The status MPI reports for a null or inactive request.
+void empty_status(MPI_Status* out) noexcept {
+  if (out == MPI_STATUS_IGNORE) return;
+  *out = MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+}
+
+/// A live request handle (null allowed when `null_ok`).
+rmpl_mpi_request* live(MPI_Request r, const char* what = "request") {
+  if (r == MPI_REQUEST_NULL) return nullptr;
+  if (r->tag == magic::dead) fail(MPI_ERR_REQUEST, "the {} was already freed or completed", what);
+  if (r->tag != magic::request) {
+    fail(MPI_ERR_REQUEST, "{} is not a request", static_cast<const void*>(r));
+  }
+  return r;
+}
+
+/// Whether the operation of `r` has completed (inactive persistent requests count as complete).
+bool complete(const rmpl_mpi_request& r) {
+  if (r.persistent && !r.active) return true;
+  return r.id == detail::null_request || detail::done(r.id);
+}
+
+/// Takes the result of completed request `*slot`: fills `out`, frees a non-persistent request (the
+/// handle becomes MPI_REQUEST_NULL) or makes a persistent one inactive. Returns the error class of
+/// the operation (the status's MPI_ERROR is set to it too).
+int take(MPI_Request* slot, MPI_Status* out) {
+  rmpl_mpi_request& r = **slot;
+  MPI_Status s = r.immediate;
+  int code = MPI_SUCCESS;
+  std::string message;
+  if (r.persistent && !r.active) {
+    empty_status(out);
+    return MPI_SUCCESS;
+  }
+  if (r.id != detail::null_request) {
+    try {
+      const rmpl::status k = detail::wait(r.id);  // complete: returns at once and frees it
+      r.id = detail::null_request;
+      to_mpi(k, &s);
+      if (r.on_complete && !k.cancelled) r.on_complete(s);
+    } catch (const rmpl::error& e) {
+      r.id = detail::null_request;
+      code = class_of(e.code());
+      message = e.what();
+    } catch (const error& e) {
+      code = e.error_class();
+      message = e.what();
+    }
+  }
+  s.MPI_ERROR = code;
+  if (out != MPI_STATUS_IGNORE) *out = s;
+  if (r.persistent) {
+    r.active = false;
+    r.on_complete = nullptr;
+    r.staging.reset();
+  } else {
+    requests().recycle(&r);
+    *slot = MPI_REQUEST_NULL;
+  }
+  if (code != MPI_SUCCESS) throw error(code, message);
+  return code;
+}
+
+/// Waits until `ready()` holds, driving the kernel (which sleeps when nothing moves).
+template <class Ready>
+void wait_for(Ready&& ready) {
+  api::kernel().wait_until(std::forward<Ready>(ready));
+}
+
+int active_count(int n, MPI_Request* rs) {
+  int active = 0;
+  for (int i = 0; i < n; ++i) {
+    rmpl_mpi_request* r = live(rs[i]);
+    if (r && !(r->persistent && !r->active)) ++active;
+  }
+  return active;
+}
+
+/// Completes every listed request that has completed, filling statuses[i] (unless ignored) and
+/// indices; MPI_ERR_IN_STATUS when any failed (each status then holds its own class).
+int take_completed(int n, MPI_Request* rs, MPI_Status* statuses, bool compact, int* outcount,
+                   int* indices) {
+  int taken = 0;
+  bool failed = false;
+  for (int i = 0; i < n; ++i) {
+    rmpl_mpi_request* r = live(rs[i]);
+    if (!r || (r->persistent && !r->active) || !complete(*r)) continue;
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                     : &statuses[compact ? taken : i];
+    try {
+      take(&rs[i], st);
+    } catch (const error&) {
+      failed = true;
+    }
+    if (indices) indices[taken] = i;
+    ++taken;
+  }
+  if (outcount) *outcount = taken;
+  if (failed) fail(MPI_ERR_IN_STATUS, "a completed request failed: see its status's MPI_ERROR");
+  return taken;
+}
+
+void check_array(int n, const MPI_Request* rs) {
+  count(n, "count of requests");
+  if (n > 0 && rs == nullptr) fail(MPI_ERR_ARG, "the request array is null with a count of {}", n);
+}
+
+MPI_Comm comm_of(MPI_Request r) noexcept {
+  return r != MPI_REQUEST_NULL && r->tag == magic::request ? r->comm : nullptr;
+}
+
+}  // namespace
+
+MPI_Request make_request(MPI_Comm c, request_kind kind, detail::request_id id,
+                         std::function<void(MPI_Status&)> on_complete) {
+  if (!orphans().empty()) sweep_orphans();
+  rmpl_mpi_request* r = requests().make();
+  r->kind = kind;
+  r->id = id;
+  r->comm = c;
+  r->on_complete = std::move(on_complete);
+  return r;
+}
+
+MPI_Request completed_request(MPI_Comm c, request_kind kind, const MPI_Status& s) {
+  rmpl_mpi_request* r = requests().make();
+  r->kind = kind;
+  r->comm = c;
+  r->immediate = s;
+  return r;
+}
+
+MPI_Request persistent_request(MPI_Comm c, request_kind kind,
+                               std::function<detail::request_id(rmpl_mpi_request&)> start) {
+  rmpl_mpi_request* r = requests().make();
+  r->kind = kind;
+  r->comm = c;
+  r->persistent = true;
+  r->active = false;
+  r->start = std::move(start);
+  return r;
+}
+
+void finalize_requests() {
+  for (detail::request_id& id : orphans()) {
+    try {
+      detail::wait(id);
+    } catch (const rmpl::error&) {
+    }
+  }
+  orphans().clear();
+}
+
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+namespace api = rmpl::api;
+namespace detail = rmpl::detail;
+
+extern "C" {
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  return call(request ? comm_of(*request) : nullptr, "MPI_Wait", [&]() -> int {
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+    rmpl_mpi_request* r = live(*request);
+    if (r == nullptr) {
+      empty_status(status);
+      return MPI_SUCCESS;
+    }
+    if (!complete(*r)) wait_for([&] { return detail::done(r->id); });
+    return take(request, status);
+  });
+}
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  return call(request ? comm_of(*request) : nullptr, "MPI_Test", [&]() -> int {
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+    rmpl_mpi_request* r = live(*request);
+    if (r == nullptr) {
+      *flag = 1;
+      empty_status(status);
+      return MPI_SUCCESS;
+    }
+    if (!complete(*r)) api::kernel().progress();
+    *flag = complete(*r);
+    if (!*flag) return MPI_SUCCESS;
+    return take(request, status);
+  });
+}
+
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return call(comm_of(request), "MPI_Request_get_status", [&]() -> int {
+    rmpl_mpi_request* r = live(request);
+    if (r == nullptr || (r->persistent && !r->active)) {
+      *flag = 1;
+      empty_status(status);
+      return MPI_SUCCESS;
+    }
+    if (!complete(*r)) api::kernel().progress();
+    *flag = complete(*r);
+    // The status without consuming the request: only what a completed kernel request shows.
+    if (*flag && status != MPI_STATUS_IGNORE) {
+      *status = r->immediate;
+      if (r->id != detail::null_request) {
+        const rmpl::core::request* k = api::kernel().lookup(r->id);
+        if (k) {
+          rmpl::status result = k->result;
+          if (k->source_ranks && result.source >= 0) {
+            result.source = (*k->source_ranks)[static_cast<std::size_t>(result.source)];
+          }
+          to_mpi(result, status);
+        }
+      }
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Waitall(int n, MPI_Request rs[], MPI_Status statuses[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitall", [&]() -> int {
+    check_array(n, rs);
+    for (int i = 0; i < n; ++i) live(rs[i]);
+    wait_for([&] {
+      for (int i = 0; i < n; ++i) {
+        if (rs[i] != MPI_REQUEST_NULL && !complete(*rs[i])) return false;
+      }
+      return true;
+    });
+    if (statuses != MPI_STATUSES_IGNORE) {
+      for (int i = 0; i < n; ++i) {
+        if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
+          empty_status(&statuses[i]);
+        }
+      }
+    }
+    take_completed(n, rs, statuses, false, nullptr, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status statuses[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Testall", [&]() -> int {
+    check_array(n, rs);
+    bool all = true;
+    for (int pass = 0; pass < 2; ++pass) {
+      all = true;
+      for (int i = 0; i < n; ++i) {
+        rmpl_mpi_request* r = live(rs[i]);
+        if (r && !complete(*r)) all = false;
+      }
+      if (all || pass == 1) break;
+      api::kernel().progress();
+    }
+    *flag = all;
+    if (!all) return MPI_SUCCESS;
+    if (statuses != MPI_STATUSES_IGNORE) {
+      for (int i = 0; i < n; ++i) {
+        if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
+          empty_status(&statuses[i]);
+        }
+      }
+    }
+    take_completed(n, rs, statuses, false, nullptr, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* status) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitany", [&]() -> int {
+    check_array(n, rs);
+    if (active_count(n, rs) == 0) {
+      *index = MPI_UNDEFINED;
+      empty_status(status);
+      return MPI_SUCCESS;
+    }
+    int found = -1;
+    auto scan = [&] {
+      for (int i = 0; i < n; ++i) {
+        rmpl_mpi_request* r = rs[i];
+        if (r && !(r->persistent && !r->active) && complete(*r)) {
+          found = i;
+          return true;
+        }
+      }
+      return false;
+    };
+    if (!scan()) wait_for(scan);
+    *index = found;
+    return take(&rs[found], status);
+  });
+}
+
+int PMPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* status) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Testany", [&]() -> int {
+    check_array(n, rs);
+    if (active_count(n, rs) == 0) {
+      *flag = 1;
+      *index = MPI_UNDEFINED;
+      empty_status(status);
+      return MPI_SUCCESS;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int i = 0; i < n; ++i) {
+        rmpl_mpi_request* r = rs[i];
+        if (r && !(r->persistent && !r->active) && complete(*r)) {
+          *flag = 1;
+          *index = i;
+          return take(&rs[i], status);
+        }
+      }
+      if (pass == 0) api::kernel().progress();
+    }
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Waitsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitsome", [&]() -> int {
+    check_array(n, rs);
+    if (active_count(n, rs) == 0) {
+      *outcount = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    auto any = [&] {
+      for (int i = 0; i < n; ++i) {
+        rmpl_mpi_request* r = rs[i];
+        if (r && !(r->persistent && !r->active) && complete(*r)) return true;
+      }
+      return false;
+    };
+    if (!any()) wait_for(any);
+    take_completed(n, rs, statuses, true, outcount, indices);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Testsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Testsome", [&]() -> int {
+    check_array(n, rs);
+    if (active_count(n, rs) == 0) {
+      *outcount = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    api::kernel().progress();
+    take_completed(n, rs, statuses, true, outcount, indices);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Cancel(MPI_Request* request) {
+  return call(request ? comm_of(*request) : nullptr, "MPI_Cancel", [&]() -> int {
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+    rmpl_mpi_request* r = live(*request);
+    if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be cancelled");
+    // Receives not yet matched are withdrawn; a send, once started, is delivered (MPI allows a
+    // cancel to fail; MPI_Test_cancelled then says false).
+    if (r->id != detail::null_request) detail::cancel(r->id);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Request_free(MPI_Request* request) {
+  return call(request ? comm_of(*request) : nullptr, "MPI_Request_free", [&]() -> int {
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+    rmpl_mpi_request* r = live(*request);
+    if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
+    if (r->id != detail::null_request) {
+      if (detail::done(r->id)) {
+        try {
+          detail::wait(r->id);
+        } catch (const rmpl::error&) {
+        }
+      } else {
+        // Completes in the background. Its staging copy (a packed send) must outlive it.
+        if (r->staging || r->on_complete) {
+          wait_for([&] { return detail::done(r->id); });
+          try {
+            detail::wait(r->id);
+          } catch (const rmpl::error&) {
+          }
+        } else {
+          orphans().push_back(r->id);
+        }
+      }
+      r->id = detail::null_request;
+    }
+    requests().recycle(r);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Start(MPI_Request* request) {
+  return call(request ? comm_of(*request) : nullptr, "MPI_Start", [&]() -> int {
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+    rmpl_mpi_request* r = live(*request);
+    if (r == nullptr || !r->persistent) {
+      fail(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init, ...)");
+    }
+    if (r->active) fail(MPI_ERR_REQUEST, "the persistent request is active already");
+    r->immediate = MPI_Status{};
+    r->id = r->start(*r);
+    r->active = true;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Startall(int n, MPI_Request rs[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Startall", [&]() -> int {
+    check_array(n, rs);
+    for (int i = 0; i < n; ++i) {
+      const int code = PMPI_Start(&rs[i]);
+      if (code != MPI_SUCCESS) return code;
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+RMPL_MPI_DEFINE(Wait)
+RMPL_MPI_DEFINE(Test)
+RMPL_MPI_DEFINE(Request_get_status)
+RMPL_MPI_DEFINE(Waitall)
+RMPL_MPI_DEFINE(Testall)
+RMPL_MPI_DEFINE(Waitany)
+RMPL_MPI_DEFINE(Testany)
+RMPL_MPI_DEFINE(Waitsome)
+RMPL_MPI_DEFINE(Testsome)
+RMPL_MPI_DEFINE(Cancel)
+RMPL_MPI_DEFINE(Request_free)
+RMPL_MPI_DEFINE(Start)
+RMPL_MPI_DEFINE(Startall)

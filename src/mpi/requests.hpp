@@ -1,0 +1,27 @@
+// MPI requests (requests.cpp): an MPI_Request wraps a kernel request, plus what must happen when it
+// completes (unpacking a staged receive, releasing a staged send's copy).
+#pragma once
+
+#include <functional>
+
+#include "mpi/objects.hpp"
+
+namespace rmpl::mpi {
+
+/// A new request for kernel request `id` started on `comm`. `on_complete`, if given, runs once
+/// when the kernel request completes successfully (before the status is reported); it may keep
+/// state alive (captured) until then.
+MPI_Request make_request(MPI_Comm comm, request_kind kind, detail::request_id id,
+                         std::function<void(MPI_Status&)> on_complete = {});
+/// A request that is complete already, with status `s` (operations on MPI_PROC_NULL, zero-size
+/// collectives that needed no communication).
+MPI_Request completed_request(MPI_Comm comm, request_kind kind, const MPI_Status& s);
+
+/// An inactive persistent request; MPI_Start calls `start`, which starts the operation again and
+/// returns its kernel request.
+MPI_Request persistent_request(MPI_Comm comm, request_kind kind,
+                               std::function<detail::request_id(rmpl_mpi_request&)> start);
+/// Completes the kernel requests of requests freed while pending (MPI_Finalize).
+void finalize_requests();
+
+}  // namespace rmpl::mpi
