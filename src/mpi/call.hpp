@@ -49,14 +49,10 @@ int last_used_code() noexcept;
 /// then) through its error handler; returns the error class unless the handler ends the job.
 int raise(MPI_Comm comm, const char* function, int error_class, const std::string& message);
 
-/// The function being run, for checks that name it (set by call()).
-const char*& current_function() noexcept;
-
 /// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`.
 template <class Body>
 int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
-  const char* outer = current_function();
-  current_function() = function;
+  // Nothing here on the success path but the body: the handlers cost nothing until a throw.
   int code;
   try {
     code = body();
@@ -69,7 +65,6 @@ int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
   } catch (const std::exception& e) {
     code = raise(comm, function, MPI_ERR_INTERN, e.what());
   }
-  current_function() = outer;
   return code;
 }
 
@@ -78,10 +73,26 @@ void require_initialized();
 
 // ---- checks: the object a handle names, or an mpi::error that names the handle and function ----
 
-/// A live communicator (not MPI_COMM_NULL, not freed, not another kind of handle).
-rmpl_mpi_comm& comm(MPI_Comm c);
+/// Why `c` is not a live communicator (not initialised, MPI_COMM_NULL, freed, another handle).
+[[noreturn]] void bad_comm(MPI_Comm c);
+/// Why `t` is not a live (committed) datatype.
+[[noreturn]] void bad_datatype(MPI_Datatype t, bool committed);
+
+/// A live communicator (not MPI_COMM_NULL, not freed, not another kind of handle). Inline: every
+/// call checks its handles, and the check must cost a few instructions, not a call.
+inline rmpl_mpi_comm& comm(MPI_Comm c) {
+  if (c != nullptr && c->tag == magic::comm && c->impl) [[likely]] {
+    return *c;
+  }
+  bad_comm(c);
+}
 /// A live datatype; with `committed`, one that may be used for communication.
-rmpl_mpi_datatype& datatype(MPI_Datatype t, bool committed = true);
+inline rmpl_mpi_datatype& datatype(MPI_Datatype t, bool committed = true) {
+  if (t != nullptr && t->tag == magic::datatype && (t->committed || !committed)) [[likely]] {
+    return *t;
+  }
+  bad_datatype(t, committed);
+}
 rmpl_mpi_group& group(MPI_Group g);
 rmpl_mpi_op& op(MPI_Op o);
 rmpl_mpi_info& info(MPI_Info i);

@@ -4,17 +4,14 @@
 
 namespace rmpl::mpi {
 
-rmpl_mpi_comm& comm(MPI_Comm c) {
+void bad_comm(MPI_Comm c) {
   require_initialized();
   if (c == MPI_COMM_NULL) fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   if (c->tag == magic::dead) fail(MPI_ERR_COMM, "the communicator was freed");
-  if (c->tag != magic::comm || !c->impl) {
-    fail(MPI_ERR_COMM, "{} is not a communicator", static_cast<const void*>(c));
-  }
-  return *c;
+  fail(MPI_ERR_COMM, "{} is not a communicator", static_cast<const void*>(c));
 }
 
-rmpl_mpi_datatype& datatype(MPI_Datatype t, bool committed) {
+void bad_datatype(MPI_Datatype t, bool committed) {
   if (t == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
   if (t->tag == magic::dead) fail(MPI_ERR_TYPE, "the datatype was freed");
   if (t->tag != magic::datatype) {
@@ -24,7 +21,7 @@ rmpl_mpi_datatype& datatype(MPI_Datatype t, bool committed) {
     fail(MPI_ERR_TYPE, "datatype {} is not committed (call MPI_Type_commit first)",
          t->name.empty() ? fmt::format("{}", static_cast<const void*>(t)) : t->name);
   }
-  return *t;
+  fail(MPI_ERR_INTERN, "datatype check failed for a valid datatype");
 }
 
 rmpl_mpi_group& group(MPI_Group g) {

@@ -79,11 +79,6 @@ std::string without_prefix(const std::string& message) {
 
 }  // namespace
 
-const char*& current_function() noexcept {
-  thread_local const char* name = nullptr;
-  return name;
-}
-
 int class_of(errc code) noexcept {
   switch (code) {
     case errc::success: return MPI_SUCCESS;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "api/runtime.hpp"
+#include "core/engine.hpp"
 #include "mpi/call.hpp"
 #include "mpi/datatypes.hpp"
 #include "mpi/pool.hpp"
@@ -59,9 +60,24 @@ incoming incoming_of(void* buf, int n, MPI_Datatype type) {
   return {data, bytes, std::move(staging), &t, buf, n};
 }
 
+/// Whether `n` elements of `t` at `buf` go to the kernel as they are (the common case, checked
+/// first so that it costs a few compares).
+inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
+  return t.contiguous && n >= 0 && (buf != nullptr || n == 0) &&
+         t.size <= (MPI_Count{1} << 40);  // n * size cannot overflow
+}
+
 void blocking_send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                    send_mode mode) {
   const rmpl_mpi_comm& target = comm(c);
+  const rmpl_mpi_datatype& t = datatype(type);
+  const core::communicator& k = target.impl->kernel;
+  if (plain(buf, n, t) && static_cast<unsigned>(dest) < static_cast<unsigned>(k.size)) [[likely]] {
+    // Straight to the kernel (what detail::send does after its checks of `dest`, done here).
+    api::kernel().send(k.context, data_start(buf, t), static_cast<std::size_t>(n) * t.size,
+                       k.to_world(dest), tag, mode);
+    return;
+  }
   const outgoing out = outgoing_of(buf, n, type);
   detail::send(*target.impl, out.data, out.bytes, dest, tag, mode);
 }
@@ -231,6 +247,19 @@ int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm
               MPI_Status* status) {
   return call(c, "MPI_Recv", [&]() -> int {
     const rmpl_mpi_comm& target = comm(c);
+    const rmpl_mpi_datatype& t = datatype(type);
+    const rmpl::core::communicator& k = target.impl->kernel;
+    if (plain(buf, n, t) && (source == MPI_ANY_SOURCE ||
+                             static_cast<unsigned>(source) < static_cast<unsigned>(k.size)))
+        [[likely]] {
+      // Straight to the kernel, ranks translated here (what detail::recv does after its checks).
+      rmpl::status s = rmpl::api::kernel().recv(
+          k.context, data_start(buf, t), static_cast<std::size_t>(n) * t.size,
+          source < 0 ? source : k.to_world(source), tag);
+      if (s.source >= 0) s.source = k.from_world(s.source);
+      to_mpi(s, status);
+      return MPI_SUCCESS;
+    }
     const incoming in = incoming_of(buf, n, type);
     const rmpl::status s = rmpl::detail::recv(*target.impl, in.data, in.capacity, source, tag);
     in.deliver(s.bytes);
