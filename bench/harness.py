@@ -1,5 +1,6 @@
-"""What bench/run-pingpong and bench/run-collectives share: building rmpl's targets and the peers'
-MPI programs, launching a program under rmplrun / Open MPI / MPICH, running a command with a timeout,
+"""What bench/run-pingpong and bench/run-collectives share: building rmpl's targets and the MPI
+programs (with each peer, and against rmpl's own MPI layer, libmpi.so), launching a program under
+rmplrun / Open MPI / MPICH, running a command with a timeout,
 sampling how busy the machine is, the vCPU placement probe, statistics and formatting, and writing a
 section of docs/benchmarks.md between markers.
 
@@ -20,8 +21,15 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROG = "bench"  # set by the calling script: the prefix of its messages
 
-LIBS = ["rmpl", "ompi", "mpich"]
-LIB_NAMES = {"rmpl": "rmpl", "ompi": "Open MPI", "mpich": "MPICH"}
+# The libraries measured, in the order each round runs them and the tables show them: rmpl's native
+# API (the one the bars judge), the same MPI program as the peers' built against rmpl's MPI layer
+# (libmpi.so, run under rmplrun), then the peers.
+LIBS = ["rmpl", "rmpl-mpi", "ompi", "mpich"]
+LIB_NAMES = {"rmpl": "rmpl", "rmpl-mpi": "rmpl (MPI layer)", "ompi": "Open MPI", "mpich": "MPICH"}
+PEERS = ["ompi", "mpich"]
+RMPLRUN_LIBS = ("rmpl", "rmpl-mpi")  # the libraries launched with rmplrun
+# How build_mpi built each MPI flavour (lib: a short description for the report).
+BUILT_WITH = {}
 BUSY_SAMPLE = 0.25  # seconds of /proc/stat sampling before each run
 PROBE_RE = re.compile(r"^reference,2,64,cacheline_latency_us,([-+0-9.eE]+|nan|inf)\s*$")
 
@@ -104,8 +112,24 @@ def ensure_peers(no_install):
         log(f"{PROG}: apt-get install failed:\n" + (err or out)[-2000:])
 
 
-def build_rmpl(build_dir, targets, problems):
-    """Configures build_dir (a Release build) if needed and builds `targets` there."""
+def build_targets(build_dir):
+    """The targets the build system of build_dir knows (from `cmake --build --target help`), or None."""
+    rc, out, _, _ = run_cmd(["cmake", "--build", build_dir, "--target", "help"], 120)
+    if rc != 0:
+        return None
+    names = set()
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("... "):  # Makefiles: "... name (the description)"
+            names.add(line[4:].split()[0])
+        elif ":" in line:  # Ninja: "name: phony"
+            names.add(line.split(":", 1)[0].strip())
+    return names
+
+
+def build_rmpl(build_dir, targets, problems, optional=()):
+    """Configures build_dir (a Release build) if needed and builds `targets` there, then those of
+    `optional` that the build system has (a target that does not exist, or fails, is only logged)."""
     if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         cmd = ["cmake", "-S", REPO, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"]
         if shutil.which("ninja"):
@@ -120,15 +144,56 @@ def build_rmpl(build_dir, targets, problems):
         rc, out, err, _ = run_cmd(["cmake", "--build", build_dir, "--target", t], 1800)
         if rc != 0:
             problems.append(f"building {t} failed: {(out + err).strip()[-800:]}")
+    if optional:
+        known = build_targets(build_dir)
+        for t in optional:
+            if known is not None and t not in known:
+                log(f"{PROG}: {build_dir} has no target {t}; skipped")
+                continue
+            log(f"{PROG}: building {t}")
+            rc, out, err, _ = run_cmd(["cmake", "--build", build_dir, "--target", t], 1800)
+            if rc != 0:
+                log(f"{PROG}: building {t} failed (going on without it): {(out + err).strip()[-800:]}")
+
+
+def rmpl_mpi_compile(build_dir, src, exe):
+    """(command, description) that builds `src` into `exe` against rmpl's MPI layer of build_dir:
+    the build's own compiler wrapper <build_dir>/bin/mpicc when there is one, else the C compiler with
+    what that wrapper adds (mpi.h from the source tree, libmpi.so from <build_dir>/src/mpi, an rpath);
+    or (None, why not) when the build has no libmpi.so."""
+    mpicc = os.path.join(build_dir, "bin", "mpicc")
+    if os.access(mpicc, os.X_OK):
+        return [mpicc, "-O3", "-o", exe, src], "the build's `bin/mpicc -O3`"
+    libdir = os.path.join(build_dir, "src", "mpi")
+    if not os.path.exists(os.path.join(libdir, "libmpi.so")):
+        return None, f"neither {mpicc} nor {os.path.join(libdir, 'libmpi.so')} exists"
+    cc = os.environ.get("CC") or "cc"
+    cmd = shlex.split(cc) + ["-O3", "-I" + os.path.join(REPO, "include"), "-o", exe, src,
+                             "-L" + libdir, "-Wl,-rpath," + libdir, "-lmpi"]
+    return cmd, f"`{os.path.basename(shlex.split(cc)[0])} -O3 -I include ... -lmpi` (the build has no bin/mpicc)"
 
 
 def build_mpi(build_dir, name, problems):
-    """Builds bench/mpi/<name>.c with each peer into <build_dir>/bench/mpi/<name>-<lib>;
-    returns {lib: executable}."""
+    """Builds bench/mpi/<name>.c with each peer, and against rmpl's MPI layer (libmpi.so of
+    build_dir), into <build_dir>/bench/mpi/<name>-<lib>; returns {lib: executable}. A flavour that
+    cannot be built is reported in `problems` and left out."""
     src = os.path.join(REPO, "bench", "mpi", f"{name}.c")
     outdir = os.path.join(build_dir, "bench", "mpi")
     os.makedirs(outdir, exist_ok=True)
     exes = {}
+    exe = os.path.join(outdir, f"{name}-rmpl-mpi")
+    cmd, how = rmpl_mpi_compile(build_dir, src, exe)
+    if cmd is None:
+        problems.append(f"rmpl's MPI layer not built ({how}): {LIB_NAMES['rmpl-mpi']} not measured")
+    else:
+        log(f"{PROG}: " + shlex.join(cmd))
+        rc, out, err, _ = run_cmd(cmd, 300)
+        if rc != 0:
+            problems.append(f"{shlex.join(cmd)} failed: {(out + err).strip()[-800:]}; "
+                            f"{LIB_NAMES['rmpl-mpi']} not measured")
+        else:
+            exes["rmpl-mpi"] = exe
+            BUILT_WITH["rmpl-mpi"] = how
     for lib, cc in (("ompi", "mpicc.openmpi"), ("mpich", "mpicc.mpich")):
         if shutil.which(cc) is None:
             problems.append(f"{cc} not found: {LIB_NAMES[lib]} not measured")
@@ -144,10 +209,14 @@ def build_mpi(build_dir, name, problems):
     return exes
 
 
+def rmplrun_path(build_dir):
+    return os.path.join(build_dir, "tools", "rmplrun", "rmplrun")
+
+
 def launch_cmd(lib, ranks, exe, build_dir, prog_args):
     """The command that runs `exe` with `ranks` ranks under lib's launcher, default placement."""
-    if lib == "rmpl":
-        return [os.path.join(build_dir, "tools", "rmplrun", "rmplrun"), "-n", str(ranks), exe] + prog_args
+    if lib in RMPLRUN_LIBS:
+        return [rmplrun_path(build_dir), "-n", str(ranks), exe] + prog_args
     if lib == "ompi":
         cmd = ["mpirun.openmpi"]
         if os.geteuid() == 0:

@@ -20,9 +20,9 @@ detail::reduction reduction_of(MPI_Op op, MPI_Datatype t);
 /// (kernel.element bytes), so the packed pairs are widened before and narrowed after.
 struct reduction_plan {
   detail::reduction kernel;
-  std::size_t packed_pair = 0;  ///< non-zero: widen / narrow pairs of this many packed bytes
-  std::size_t value_size = 0;   ///< bytes of a pair's value (the int follows it when packed)
-  std::size_t index_offset = 0; ///< where a value_index holds the int
+  std::size_t packed_pair = 0;   ///< non-zero: widen / narrow pairs of this many packed bytes
+  std::size_t value_size = 0;    ///< bytes of a pair's value (the int follows it when packed)
+  std::size_t index_offset = 0;  ///< where a value_index holds the int
 };
 reduction_plan plan_reduction(MPI_Op op, MPI_Datatype t);
 

@@ -239,6 +239,34 @@ check "-n $n (more ranks than CPUs): no binding" \
 run --bind=core -n 1 true
 check "--bind=core is accepted" '[[ $rc -eq 0 ]]'
 
+# ---- the flags and names of Open MPI's and MPICH's launchers ----
+
+run --oversubscribe -n 3 sh -c 'echo "$RMPL_RANK"'
+check "--oversubscribe is accepted (and changes nothing)" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0,1,2," ]]'
+run -oversubscribe --allow-run-as-root -np 2 true
+check "-oversubscribe and --allow-run-as-root are accepted" '[[ $rc -eq 0 && -z $err ]]'
+run --bind-to none -n 2 sh -c "$rank_cpus"
+check "--bind-to none is --bind none" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 $allowed,1 $allowed," ]]'
+if ((ncpus >= 2)); then
+  run -bind-to core -n 2 sh -c "$rank_cpus"
+  check "-bind-to core is --bind core" \
+    '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 ${cpus[0]},1 ${cpus[1]}," ]]'
+fi
+run -genv RMPLRUN_TEST_A "x y" -env RMPLRUN_TEST_B '' -n 2 \
+  sh -c 'echo "$RMPL_RANK <$RMPLRUN_TEST_A> <${RMPLRUN_TEST_B-unset}>"'
+check "-genv VAR value and -env VAR value reach every rank" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 <x y> <>,1 <x y> <>," ]]'
+# Started under the names it is installed as (links to rmplrun), it is the same launcher.
+for alias in mpirun mpiexec; do
+  ln -sf "$RMPLRUN" "$tmp/$alias"
+  rc=0
+  out=$("$tmp/$alias" -np 2 --oversubscribe sh -c 'echo "$RMPL_RANK $RMPL_SIZE"' 2>&1 |
+    sort | tr '\n' ,) || rc=$?
+  check "started as $alias: the same launcher" '[[ $rc -eq 0 && $out == "0 2,1 2," ]]'
+done
+
 # ---- bad usage: status 2, a message naming the problem, no rank started ----
 
 touch "$tmp/not-executable"
@@ -261,6 +289,11 @@ bad_usage "whole number" -n abc true
 bad_usage "whole number" -np 2x true
 bad_usage "unknown option '--bogus'" --bogus -n 2 true
 bad_usage "expected core or none" --bind socket -n 2 true
+bad_usage "--bind-to 'socket': expected core or none" --bind-to socket -n 2 true
+bad_usage "unknown option '--oversubscribe=yes'" --oversubscribe=yes -n 2 true
+bad_usage "option -genv needs a value" -n 2 -genv RMPLRUN_TEST_A
+bad_usage "expected -genv VAR value" -genv A=1 -n 2 true
+bad_usage "-env: the variable name is empty" -env '' 1 -n 2 true
 bad_usage "positive number of seconds" --timeout -5 -n 2 true
 bad_usage "positive number of seconds" --timeout soon -n 2 true
 bad_usage "the variable name is empty" -x =1 -n 2 true

@@ -79,14 +79,29 @@ options parse_options(std::span<char* const> args) {
       opt.timeout = parse_timeout(opt.timeout_text);
     } else if (name == "--tag-output" && !attached) {
       opt.tag_output = true;
-    } else if (name == "--bind") {
+    } else if (name == "-genv" || name == "-env") {
+      // MPICH's: -genv VAR value (two arguments; -env is per executable there, and a job here has
+      // one executable).
+      std::string var = value(name, attached);
+      if (var.empty()) throw usage_error(fmt::format("{}: the variable name is empty", name));
+      if (var.find('=') != std::string::npos) {
+        throw usage_error(fmt::format("{} '{}': expected {} VAR value", name, var, name));
+      }
+      opt.exports.emplace_back(var, value(name, std::nullopt));
+    } else if (name == "--bind" || name == "--bind-to" || name == "-bind-to") {
+      // --bind-to is Open MPI's spelling, -bind-to MPICH's; both mean the same here.
       std::string v = value(name, attached);
       if (v == "core")
         opt.bind = true;
       else if (v == "none")
         opt.bind = false;
       else
-        throw usage_error(fmt::format("--bind '{}': expected core or none", v));
+        throw usage_error(fmt::format("{} '{}': expected core or none", name, v));
+    } else if ((name == "--oversubscribe" || name == "-oversubscribe" ||
+                name == "--allow-run-as-root") &&
+               !attached) {
+      // Open MPI's: rmplrun always lets a job have more ranks than CPUs (it then binds none) and
+      // runs as root too, so scripts written for Open MPI's mpirun need not change.
     } else if ((name == "-h" || name == "--help") && !attached) {
       opt.help = true;
     } else if ((name == "-V" || name == "--version") && !attached) {
@@ -117,11 +132,17 @@ Options:
   --tag-output        prefix each line the ranks print with "[rank] "
   --bind core|none    bind rank i to the i-th allowed CPU when there are enough CPUs
                       (default: core)
+  --bind-to core|none the same (Open MPI's spelling; MPICH's -bind-to too)
   -x VAR[=value]      export VAR (with value, or rmplrun's own value) to the ranks
+  -genv VAR value     export VAR with value to the ranks (MPICH's spelling; -env too)
+  --oversubscribe     accepted for Open MPI's scripts: a job may always have more ranks than
+                      CPUs (its ranks are then not bound)
+  --allow-run-as-root accepted for Open MPI's scripts: rmplrun runs as root too
   -h, --help          print this help
   -V, --version       print the version
   --                  end of options: the next argument is the program
 
+rmplrun is also installed as mpirun and mpiexec.
 Everything from the program on is passed to the program as is. Rank 0 reads rmplrun's standard
 input unless it is a terminal; the other ranks read /dev/null.
 )",

@@ -1,0 +1,1031 @@
+// Collective operations (MPI-3.1 chapter 5), blocking and nonblocking, over the kernel's byte-level
+// collectives: the layer only turns typed buffers into byte ranges and back. A contiguous datatype
+// goes straight through; any other is packed into a staging buffer before the operation and
+// unpacked from it after (a nonblocking operation keeps its staging alive in its request and
+// unpacks when it completes). A blocking collective is its nonblocking form followed by a wait.
+//
+// MPI_IN_PLACE: the kernel's reductions accept the same range as input and output, and its gathers
+// skip copying a rank's own block onto itself, so in place mostly means passing the receive buffer
+// twice; where the kernel needs distinct ranges (reduce-scatter, all-to-all) the input is copied
+// to a staging buffer first.
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "api/communicator.hpp"
+#include "coll/combine.hpp"
+#include "mpi/call.hpp"
+#include "mpi/datatypes.hpp"
+#include "mpi/operators.hpp"
+#include "mpi/requests.hpp"
+
+namespace rmpl::mpi {
+namespace {
+
+using detail::bytes_in;
+using detail::bytes_out;
+
+/// The staging buffers of one collective and what must happen when it completes.
+struct staging {
+  std::vector<std::unique_ptr<std::byte[]>> buffers;
+  std::vector<std::function<void()>> after;
+  std::vector<std::unique_ptr<rmpl_mpi_datatype>> types;
+  bool nonblocking = false;
+
+  std::byte* make(std::size_t bytes) {
+    buffers.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes));
+    return buffers.back().get();
+  }
+  /// A copy of `t`'s layout for unpacking when the operation completes: the program may free
+  /// the type while a nonblocking collective still uses it (MPI allows that).
+  const rmpl_mpi_datatype* keep(const rmpl_mpi_datatype& t) {
+    if (t.predefined || !nonblocking) return &t;
+    types.push_back(std::make_unique<rmpl_mpi_datatype>(t));
+    return types.back().get();
+  }
+  void finish() {
+    for (auto& step : after) step();
+    after.clear();
+  }
+};
+using staging_ptr = std::shared_ptr<staging>;
+
+/// The staging of a collective whose MPI request is `request` (null: a blocking one).
+staging_ptr staging_for(const MPI_Request* request) {
+  auto s = std::make_shared<staging>();
+  s->nonblocking = request != nullptr;
+  return s;
+}
+
+/// Completes a started collective: waits and unpacks (blocking: `request` is null), or hands the
+/// kernel request and the staging to a new MPI request.
+void finish(MPI_Comm c, detail::request_id id, const staging_ptr& s, MPI_Request* request) {
+  if (request == nullptr) {
+    detail::wait(id);
+    s->finish();
+    return;
+  }
+  *request = make_request(c, request_kind::collective, id, [s](MPI_Status&) { s->finish(); });
+}
+
+// ---- argument checks ----
+
+void check_request(MPI_Request* request) {
+  if (request == nullptr) fail(MPI_ERR_REQUEST, "the address for the request is null");
+}
+
+void check_root(const rmpl_mpi_comm& c, int root) {
+  if (root < 0 || root >= c.size()) {
+    fail(MPI_ERR_ROOT, "root {} is not a rank of the communicator (size {})", root, c.size());
+  }
+}
+
+/// A buffer that may not be MPI_IN_PLACE here.
+void not_in_place(const void* buf, const char* what) {
+  if (buf == MPI_IN_PLACE) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the {}", what);
+}
+
+/// A typed buffer argument: the datatype (committed), the count and the buffer.
+const rmpl_mpi_datatype& typed(const void* buf, int n, MPI_Datatype t, const char* what) {
+  const rmpl_mpi_datatype& type = datatype(t);
+  const std::string side = what;
+  count(n, side.empty() ? "count" : (side + " count").c_str());
+  buffer(buf, n, type, side.empty() ? "buffer" : (side + " buffer").c_str());
+  return type;
+}
+
+/// A v-collective's counts and displacements for `n` ranks.
+void check_counts(const int* counts, const int* displs, int n, const char* what) {
+  if (n > 0 && counts == nullptr) fail(MPI_ERR_ARG, "the {} counts array is null", what);
+  if (n > 0 && displs == nullptr) fail(MPI_ERR_ARG, "the {} displacements array is null", what);
+  for (int r = 0; r < n; ++r) {
+    if (counts[r] < 0)
+      fail(MPI_ERR_COUNT, "{} count {} (for rank {}) is negative", what, counts[r], r);
+  }
+}
+
+/// The sent and received data of one rank's own block agree (MPI requires equal type
+/// signatures; the sizes are what the layer can see).
+void same_size(std::size_t sent, std::size_t received, const char* where) {
+  if (sent == received) return;
+  fail(sent > received ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+       "{} sends {} bytes but receives {}: the send and receive type signatures must match", where,
+       sent, received);
+}
+
+// ---- typed buffers as byte ranges ----
+
+/// The data of `count` elements of `t` at `buf`, for sending: in place when contiguous (unless
+/// `copy`), else packed into a staging buffer.
+bytes_in send_bytes(staging& s, const void* buf, int count, const rmpl_mpi_datatype& t,
+                    bool copy = false) {
+  const std::size_t bytes = data_bytes(t, count);
+  if (bytes == 0) return {};
+  if (t.contiguous && !copy) return {static_cast<const std::byte*>(data_start(buf, t)), bytes};
+  std::byte* staged = s.make(bytes);
+  pack(buf, count, t, staged);
+  return {staged, bytes};
+}
+
+/// Room for `count` elements of `t` at `buf`, for receiving: in place when contiguous, else a
+/// staging buffer unpacked when the operation completes.
+bytes_out recv_bytes(staging& s, void* buf, int count, const rmpl_mpi_datatype& t) {
+  const std::size_t bytes = data_bytes(t, count);
+  if (bytes == 0) return {};
+  if (t.contiguous) return {static_cast<std::byte*>(data_start(buf, t)), bytes};
+  std::byte* staged = s.make(bytes);
+  const rmpl_mpi_datatype* type = s.keep(t);
+  s.after.push_back([=] { unpack(staged, bytes, buf, count, *type); });
+  return {staged, bytes};
+}
+
+/// The blocks of a v-collective's buffer, as the kernel takes them: one byte range, and each rank's
+/// block as a byte count and a displacement in it.
+struct region {
+  bytes_out data;
+  std::vector<std::size_t> counts;
+  std::vector<std::size_t> displs;
+
+  bytes_out block(int r) const {
+    const auto i = static_cast<std::size_t>(r);
+    return data.subspan(displs[i], counts[i]);
+  }
+};
+
+enum class direction { send, receive };
+
+/// Rank r's block: counts[r] elements of *types[r] at buf + displs[r] * (the type's extent, or
+/// one byte with `byte_displs`). When every block is contiguous the region is the user's buffer
+/// from the first block's first byte to the last one's end; else the blocks are packed into a
+/// staging buffer: loaded now when sending (or, with `copy`, always), unpacked after the
+/// operation when receiving. `load_own` >= 0 loads that rank's block of a receive region now too
+/// (MPI_IN_PLACE: the rank's own contribution already sits in the receive buffer).
+region blocks_of(staging& s, const void* buf, const std::vector<int>& counts,
+                 const std::vector<MPI_Aint>& displs,
+                 const std::vector<const rmpl_mpi_datatype*>& types, bool byte_displs, direction d,
+                 bool copy = false, int load_own = -1) {
+  const std::size_t n = counts.size();
+  region out;
+  out.counts.resize(n);
+  out.displs.assign(n, 0);
+  std::vector<std::byte*> starts(n);  // each element block's start (not its data's)
+  bool direct = !copy;
+  for (std::size_t r = 0; r < n; ++r) {
+    const rmpl_mpi_datatype& t = *types[r];
+    out.counts[r] = data_bytes(t, counts[r]);
+    if (out.counts[r] == 0) continue;
+    const MPI_Aint unit = byte_displs ? 1 : t.extent;
+    MPI_Aint offset = 0;
+    if (__builtin_mul_overflow(displs[r], unit, &offset)) {
+      fail(MPI_ERR_ARG, "displacement {} for rank {} overflows", displs[r], r);
+    }
+    if (buf == nullptr && offset == 0 && t.contiguous && t.true_lb == 0) {
+      fail(MPI_ERR_BUFFER, "the buffer is null with a count of {} for rank {}", counts[r], r);
+    }
+    starts[r] = const_cast<std::byte*>(static_cast<const std::byte*>(buf)) + offset;
+    if (!t.contiguous) direct = false;
+  }
+  if (direct) {
+    std::byte* lo = nullptr;
+    std::byte* hi = nullptr;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (out.counts[r] == 0) continue;
+      std::byte* first = starts[r] + types[r]->true_lb;
+      if (lo == nullptr || first < lo) lo = first;
+      if (hi == nullptr || first + out.counts[r] > hi) hi = first + out.counts[r];
+    }
+    if (lo == nullptr) return out;  // no data at all
+    out.data = {lo, static_cast<std::size_t>(hi - lo)};
+    for (std::size_t r = 0; r < n; ++r) {
+      if (out.counts[r] != 0) {
+        out.displs[r] = static_cast<std::size_t>(starts[r] + types[r]->true_lb - lo);
+      }
+    }
+    return out;
+  }
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    out.displs[r] = total;
+    total += out.counts[r];
+  }
+  if (total == 0) return out;
+  std::byte* staged = s.make(total);
+  out.data = {staged, total};
+  for (std::size_t r = 0; r < n; ++r) {
+    if (out.counts[r] == 0) continue;
+    if (d == direction::send || static_cast<int>(r) == load_own) {
+      pack(starts[r], counts[r], *types[r], staged + out.displs[r]);
+    }
+  }
+  if (d == direction::receive) {
+    std::vector<const rmpl_mpi_datatype*> kept(n);
+    for (std::size_t r = 0; r < n; ++r) kept[r] = out.counts[r] ? s.keep(*types[r]) : nullptr;
+    s.after.push_back([=, region_counts = out.counts, region_displs = out.displs] {
+      for (std::size_t r = 0; r < n; ++r) {
+        if (region_counts[r] == 0) continue;
+        unpack(staged + region_displs[r], region_counts[r], starts[r], counts[r], *kept[r]);
+      }
+    });
+  }
+  return out;
+}
+
+/// The region of `n` blocks of `count` elements of `t`, one after another (gather, scatter,
+/// allgather, alltoall): the same layout the kernel's non-v forms expect.
+region uniform_blocks(staging& s, const void* buf, int count, const rmpl_mpi_datatype& t, int n,
+                      direction d, bool copy = false, int load_own = -1) {
+  std::vector<int> counts(static_cast<std::size_t>(n), count);
+  std::vector<MPI_Aint> displs(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r)
+    displs[static_cast<std::size_t>(r)] = static_cast<MPI_Aint>(r) * count;
+  std::vector<const rmpl_mpi_datatype*> types(static_cast<std::size_t>(n), &t);
+  return blocks_of(s, buf, counts, displs, types, false, d, copy, load_own);
+}
+
+/// A v-form's blocks with one datatype and displacements in its extent.
+region varying_blocks(staging& s, const void* buf, const int* counts, const int* displs,
+                      const rmpl_mpi_datatype& t, int n, direction d, bool copy = false,
+                      int load_own = -1) {
+  std::vector<int> c(counts, counts + n);
+  std::vector<MPI_Aint> dis(displs, displs + n);
+  std::vector<const rmpl_mpi_datatype*> types(static_cast<std::size_t>(n), &t);
+  return blocks_of(s, buf, c, dis, types, false, d, copy, load_own);
+}
+
+// ---- reduction operands ----
+
+/// Bytes of `count` elements of `t` in the form the kernel reduces.
+std::size_t kernel_bytes(const reduction_plan& p, const rmpl_mpi_datatype& t, int count) {
+  const std::size_t bytes = data_bytes(t, count);
+  return p.packed_pair ? bytes / p.packed_pair * p.kernel.element : bytes;
+}
+
+/// The packed data of `count` elements of `t` converted to the kernel's elements, into `to`.
+void load_operand(const reduction_plan& p, const void* buf, int count, const rmpl_mpi_datatype& t,
+                  std::byte* to) {
+  const std::size_t bytes = data_bytes(t, count);
+  if (!p.packed_pair) {
+    pack(buf, count, t, to);
+    return;
+  }
+  std::vector<std::byte> packed(bytes);
+  pack(buf, count, t, packed.data());
+  widen_pairs(p, packed.data(), bytes / p.packed_pair, to);
+}
+
+/// A reduction's input: `count` elements of `t` at `buf` in kernel form (the buffer itself when
+/// that is the same thing and `copy` is not asked for).
+bytes_in reduce_input(staging& s, const reduction_plan& p, const void* buf, int count,
+                      const rmpl_mpi_datatype& t, bool copy = false) {
+  const std::size_t bytes = kernel_bytes(p, t, count);
+  if (bytes == 0) return {};
+  if (!p.packed_pair && t.contiguous && !copy) {
+    return {static_cast<const std::byte*>(data_start(buf, t)), bytes};
+  }
+  std::byte* staged = s.make(bytes);
+  load_operand(p, buf, count, t, staged);
+  return {staged, bytes};
+}
+
+/// A reduction's result: room for `count` elements of `t` at `buf` in kernel form, written back
+/// when the operation completes; with `load`, holding the buffer's data as input too (in place).
+bytes_out reduce_output(staging& s, const reduction_plan& p, void* buf, int count,
+                        const rmpl_mpi_datatype& t, bool load) {
+  const std::size_t bytes = kernel_bytes(p, t, count);
+  if (bytes == 0) return {};
+  if (!p.packed_pair && t.contiguous) return {static_cast<std::byte*>(data_start(buf, t)), bytes};
+  std::byte* staged = s.make(bytes);
+  if (load) load_operand(p, buf, count, t, staged);
+  const rmpl_mpi_datatype* type = s.keep(t);
+  s.after.push_back([=] {
+    if (!p.packed_pair) {
+      unpack(staged, bytes, buf, count, *type);
+      return;
+    }
+    const std::size_t pairs = bytes / p.kernel.element;
+    std::vector<std::byte> packed(pairs * p.packed_pair);
+    narrow_pairs(p, staged, pairs, packed.data());
+    unpack(packed.data(), packed.size(), buf, count, *type);
+  });
+  return {staged, bytes};
+}
+
+// ---- the collectives, each for its blocking (request null) and nonblocking form ----
+
+void barrier(MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  auto s = staging_for(request);
+  finish(c, detail::ibarrier(*co.impl), s, request);
+}
+
+void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  not_in_place(buf, "buffer");
+  const rmpl_mpi_datatype& t = typed(buf, n, type, "");
+  check_root(co, root);
+  auto s = staging_for(request);
+  bytes_out data;
+  if (co.rank() == root) {
+    // The root's data is sent, never written: a staged copy needs no unpacking.
+    const bytes_in sent = send_bytes(*s, buf, n, t);
+    data = {const_cast<std::byte*>(sent.data()), sent.size()};
+  } else {
+    data = recv_bytes(*s, buf, n, t);
+  }
+  finish(c, detail::ibroadcast(*co.impl, data, root), s, request);
+}
+
+/// The checks every reduction shares; returns the plan.
+reduction_plan reduction_args(const void* sendbuf, const void* recvbuf, int n, MPI_Datatype type,
+                              MPI_Op o) {
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n, "count");
+  if (sendbuf != MPI_IN_PLACE) buffer(sendbuf, n, t, "send buffer");
+  (void)recvbuf;
+  return plan_reduction(o, type);
+}
+
+void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
+            MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
+  const rmpl_mpi_datatype& t = *type;
+  check_root(co, root);
+  const bool at_root = co.rank() == root;
+  if (!at_root && sendbuf == MPI_IN_PLACE) {
+    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer on rank {}, which is not the root {}",
+         co.rank(), root);
+  }
+  if (at_root) {
+    not_in_place(recvbuf, "receive buffer");
+    buffer(recvbuf, n, t, "receive buffer");
+  }
+  auto s = staging_for(request);
+  bytes_in in;
+  bytes_out out;
+  if (at_root && sendbuf == MPI_IN_PLACE) {
+    out = reduce_output(*s, p, recvbuf, n, t, true);
+    in = out;
+  } else {
+    in = reduce_input(*s, p, sendbuf, n, t);
+    if (at_root) out = reduce_output(*s, p, recvbuf, n, t, false);
+  }
+  finish(c, detail::ireduce(*co.impl, in, out, p.kernel, root), s, request);
+}
+
+enum class all_kind { allreduce, scan, exscan };
+
+void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI_Datatype type,
+                   MPI_Op o, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
+  const rmpl_mpi_datatype& t = *type;
+  not_in_place(recvbuf, "receive buffer");
+  // Exscan leaves rank 0's receive buffer alone (MPI leaves it undefined).
+  const bool writes = !(kind == all_kind::exscan && co.rank() == 0);
+  if (writes) buffer(recvbuf, n, t, "receive buffer");
+  auto s = staging_for(request);
+  bytes_in in;
+  bytes_out out;
+  if (sendbuf == MPI_IN_PLACE) {
+    if (writes) {
+      out = reduce_output(*s, p, recvbuf, n, t, true);
+      in = out;
+    } else {
+      in = reduce_input(*s, p, recvbuf, n, t);
+    }
+  } else {
+    in = reduce_input(*s, p, sendbuf, n, t);
+    if (writes) out = reduce_output(*s, p, recvbuf, n, t, false);
+  }
+  detail::request_id id = detail::null_request;
+  switch (kind) {
+    case all_kind::allreduce:
+      id = detail::iallreduce(*co.impl, in, out, p.kernel);
+      break;
+    case all_kind::scan:
+      id = detail::iscan(*co.impl, in, out, p.kernel);
+      break;
+    case all_kind::exscan:
+      id = detail::iexscan(*co.impl, in, out, p.kernel);
+      break;
+  }
+  finish(c, id, s, request);
+}
+
+void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o,
+                          MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n, "receive count");
+  int total = 0;
+  if (__builtin_mul_overflow(n, co.size(), &total)) {
+    fail(MPI_ERR_COUNT, "receive count {} times {} ranks overflows an int", n, co.size());
+  }
+  reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
+  not_in_place(recvbuf, "receive buffer");
+  buffer(recvbuf, sendbuf == MPI_IN_PLACE ? total : n, t, "receive buffer");
+  auto s = staging_for(request);
+  // The kernel writes each rank's block while it still reads the others: an in-place input is
+  // copied first.
+  bytes_in in = sendbuf == MPI_IN_PLACE ? reduce_input(*s, p, recvbuf, total, t, true)
+                                        : reduce_input(*s, p, sendbuf, total, t);
+  bytes_out out = reduce_output(*s, p, recvbuf, n, t, false);
+  finish(c, detail::ireduce_scatter_block(*co.impl, in, out, p.kernel), s, request);
+}
+
+void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype type,
+                    MPI_Op o, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_datatype& t = datatype(type);
+  const int size = co.size();
+  if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
+  long long sum = 0;
+  for (int r = 0; r < size; ++r) {
+    if (recvcounts[r] < 0) {
+      fail(MPI_ERR_COUNT, "receive count {} (for rank {}) is negative", recvcounts[r], r);
+    }
+    sum += recvcounts[r];
+  }
+  if (sum > INT_MAX) fail(MPI_ERR_COUNT, "the receive counts add up to {}, more than an int", sum);
+  const int total = static_cast<int>(sum);
+  reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
+  not_in_place(recvbuf, "receive buffer");
+  const int mine = recvcounts[co.rank()];
+  buffer(recvbuf, sendbuf == MPI_IN_PLACE ? total : mine, t, "receive buffer");
+  std::vector<std::size_t> bytes(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    bytes[static_cast<std::size_t>(r)] = kernel_bytes(p, t, recvcounts[r]);
+  }
+  auto s = staging_for(request);
+  bytes_in in = sendbuf == MPI_IN_PLACE ? reduce_input(*s, p, recvbuf, total, t, true)
+                                        : reduce_input(*s, p, sendbuf, total, t);
+  bytes_out out = reduce_output(*s, p, recvbuf, mine, t, false);
+  finish(c, detail::ireduce_scatter(*co.impl, in, out, bytes, p.kernel), s, request);
+}
+
+void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+            MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  check_root(co, root);
+  const bool at_root = co.rank() == root;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !at_root) {
+    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer on rank {}, which is not the root {}",
+         co.rank(), root);
+  }
+  const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
+  auto s = staging_for(request);
+  region out;
+  if (at_root) {
+    not_in_place(recvbuf, "receive buffer");
+    const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+    if (!in_place) same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "the root");
+    out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive, false,
+                         in_place ? root : -1);
+  }
+  bytes_in in = in_place ? bytes_in(out.block(root)) : send_bytes(*s, sendbuf, scount, *st);
+  finish(c, detail::igather(*co.impl, in, out.data, root), s, request);
+}
+
+void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, const int* rcounts,
+             const int* displs, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  check_root(co, root);
+  const bool at_root = co.rank() == root;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !at_root) {
+    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is the send buffer on rank {}, which is not the root {}",
+         co.rank(), root);
+  }
+  const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
+  auto s = staging_for(request);
+  region out;
+  if (at_root) {
+    not_in_place(recvbuf, "receive buffer");
+    const rmpl_mpi_datatype& rt = datatype(rtype);
+    check_counts(rcounts, displs, co.size(), "receive");
+    if (!in_place) same_size(data_bytes(*st, scount), data_bytes(rt, rcounts[root]), "the root");
+    out = varying_blocks(*s, recvbuf, rcounts, displs, rt, co.size(), direction::receive, false,
+                         in_place ? root : -1);
+  }
+  bytes_in in = in_place ? bytes_in(out.block(root)) : send_bytes(*s, sendbuf, scount, *st);
+  finish(c, detail::igatherv(*co.impl, in, out.data, out.counts, out.displs, root), s, request);
+}
+
+void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+             MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  check_root(co, root);
+  const bool at_root = co.rank() == root;
+  const bool in_place = recvbuf == MPI_IN_PLACE;
+  if (in_place && !at_root) {
+    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is the receive buffer on rank {}, which is not the root {}",
+         co.rank(), root);
+  }
+  const rmpl_mpi_datatype* rt = in_place ? nullptr : &typed(recvbuf, rcount, rtype, "receive");
+  auto s = staging_for(request);
+  region in;
+  bytes_out out;
+  if (at_root) {
+    not_in_place(sendbuf, "send buffer");
+    const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
+    if (!in_place) same_size(data_bytes(st, scount), data_bytes(*rt, rcount), "the root");
+    in = uniform_blocks(*s, sendbuf, scount, st, co.size(), direction::send);
+    // In place, the root's own block stays where it is: the kernel writes it to a scratch copy.
+    if (in_place) out = {s->make(in.counts[0]), in.counts[0]};
+  }
+  if (!in_place) out = recv_bytes(*s, recvbuf, rcount, *rt);
+  finish(c, detail::iscatter(*co.impl, in.data, out, root), s, request);
+}
+
+void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Datatype stype,
+              void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm c,
+              MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  check_root(co, root);
+  const bool at_root = co.rank() == root;
+  const bool in_place = recvbuf == MPI_IN_PLACE;
+  if (in_place && !at_root) {
+    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is the receive buffer on rank {}, which is not the root {}",
+         co.rank(), root);
+  }
+  const rmpl_mpi_datatype* rt = in_place ? nullptr : &typed(recvbuf, rcount, rtype, "receive");
+  auto s = staging_for(request);
+  region in;
+  bytes_out out;
+  if (at_root) {
+    not_in_place(sendbuf, "send buffer");
+    const rmpl_mpi_datatype& st = datatype(stype);
+    check_counts(scounts, displs, co.size(), "send");
+    if (!in_place) same_size(data_bytes(st, scounts[root]), data_bytes(*rt, rcount), "the root");
+    in = varying_blocks(*s, sendbuf, scounts, displs, st, co.size(), direction::send);
+    if (in_place) {
+      const std::size_t own = in.counts[static_cast<std::size_t>(root)];
+      out = {s->make(own), own};
+    }
+  }
+  if (!in_place) out = recv_bytes(*s, recvbuf, rcount, *rt);
+  finish(c, detail::iscatterv(*co.impl, in.data, in.counts, in.displs, out, root), s, request);
+}
+
+void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+               MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  not_in_place(recvbuf, "receive buffer");
+  const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
+  const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+  if (!in_place) same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "this rank");
+  auto s = staging_for(request);
+  region out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive, false,
+                              in_place ? co.rank() : -1);
+  bytes_in in = in_place ? bytes_in(out.block(co.rank())) : send_bytes(*s, sendbuf, scount, *st);
+  finish(c, detail::iallgather(*co.impl, in, out.data), s, request);
+}
+
+void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm c,
+                MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  not_in_place(recvbuf, "receive buffer");
+  const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
+  const rmpl_mpi_datatype& rt = datatype(rtype);
+  check_counts(rcounts, displs, co.size(), "receive");
+  if (!in_place) {
+    same_size(data_bytes(*st, scount), data_bytes(rt, rcounts[co.rank()]), "this rank");
+  }
+  auto s = staging_for(request);
+  region out = varying_blocks(*s, recvbuf, rcounts, displs, rt, co.size(), direction::receive,
+                              false, in_place ? co.rank() : -1);
+  bytes_in in = in_place ? bytes_in(out.block(co.rank())) : send_bytes(*s, sendbuf, scount, *st);
+  finish(c, detail::iallgatherv(*co.impl, in, out.data, out.counts, out.displs), s, request);
+}
+
+void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
+              MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  not_in_place(recvbuf, "receive buffer");
+  const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
+  const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+  if (!in_place) same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "this rank");
+  auto s = staging_for(request);
+  // In place, the input is copied out first: the kernel receives into blocks it still sends.
+  region in = in_place ? uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::send, true)
+                       : uniform_blocks(*s, sendbuf, scount, *st, co.size(), direction::send);
+  region out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
+  finish(c, detail::ialltoall(*co.impl, in.data, out.data), s, request);
+}
+
+void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
+               void* recvbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype,
+               MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const int size = co.size(), me = co.rank();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  not_in_place(recvbuf, "receive buffer");
+  const rmpl_mpi_datatype& rt = datatype(rtype);
+  check_counts(rcounts, rdispls, size, "receive");
+  const rmpl_mpi_datatype* st = nullptr;
+  if (!in_place) {
+    st = &datatype(stype);
+    check_counts(scounts, sdispls, size, "send");
+    same_size(data_bytes(*st, scounts[me]), data_bytes(rt, rcounts[me]), "this rank");
+  }
+  auto s = staging_for(request);
+  region in = in_place
+                  ? varying_blocks(*s, recvbuf, rcounts, rdispls, rt, size, direction::send, true)
+                  : varying_blocks(*s, sendbuf, scounts, sdispls, *st, size, direction::send);
+  region out = varying_blocks(*s, recvbuf, rcounts, rdispls, rt, size, direction::receive);
+  finish(
+      c,
+      detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
+      s, request);
+}
+
+void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
+               const MPI_Datatype* stypes, void* recvbuf, const int* rcounts, const int* rdispls,
+               const MPI_Datatype* rtypes, MPI_Comm c, MPI_Request* request) {
+  const rmpl_mpi_comm& co = comm(c);
+  const int size = co.size(), me = co.rank();
+  const auto n = static_cast<std::size_t>(size);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  not_in_place(recvbuf, "receive buffer");
+  check_counts(rcounts, rdispls, size, "receive");
+  if (size > 0 && rtypes == nullptr) fail(MPI_ERR_ARG, "the receive datatypes array is null");
+  std::vector<const rmpl_mpi_datatype*> rt(n), st(n);
+  for (std::size_t r = 0; r < n; ++r) rt[r] = &datatype(rtypes[r]);
+  if (!in_place) {
+    check_counts(scounts, sdispls, size, "send");
+    if (size > 0 && stypes == nullptr) fail(MPI_ERR_ARG, "the send datatypes array is null");
+    for (std::size_t r = 0; r < n; ++r) st[r] = &datatype(stypes[r]);
+    const auto i = static_cast<std::size_t>(me);
+    same_size(data_bytes(*st[i], scounts[me]), data_bytes(*rt[i], rcounts[me]), "this rank");
+  }
+  auto s = staging_for(request);
+  const std::vector<int> rc(rcounts, rcounts + size);
+  const std::vector<MPI_Aint> rd(rdispls, rdispls + size);
+  region in;
+  if (in_place) {
+    in = blocks_of(*s, recvbuf, rc, rd, rt, true, direction::send, true);
+  } else {
+    const std::vector<int> sc(scounts, scounts + size);
+    const std::vector<MPI_Aint> sd(sdispls, sdispls + size);
+    in = blocks_of(*s, sendbuf, sc, sd, st, true, direction::send);
+  }
+  region out = blocks_of(*s, recvbuf, rc, rd, rt, true, direction::receive);
+  finish(
+      c,
+      detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
+      s, request);
+}
+
+}  // namespace
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm comm) {
+  return call(comm, "MPI_Barrier", [&] {
+    barrier(comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Ibarrier", [&] {
+    check_request(request);
+    barrier(comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return call(comm, "MPI_Bcast", [&] {
+    bcast(buffer, count, datatype, root, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request* request) {
+  return call(comm, "MPI_Ibcast", [&] {
+    check_request(request);
+    bcast(buffer, count, datatype, root, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm) {
+  return call(comm, "MPI_Reduce", [&] {
+    reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Ireduce", [&] {
+    check_request(request);
+    reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm) {
+  return call(comm, "MPI_Allreduce", [&] {
+    all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Iallreduce", [&] {
+    check_request(request);
+    all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op) {
+  return call(nullptr, "MPI_Reduce_local", [&] {
+    not_in_place(inbuf, "input buffer");
+    not_in_place(inoutbuf, "input/output buffer");
+    reduction_plan p = reduction_args(inbuf, inoutbuf, count, datatype, op);
+    const rmpl_mpi_datatype& t = *datatype;
+    buffer(inoutbuf, count, t, "input/output buffer");
+    staging s;
+    bytes_in in = reduce_input(s, p, inbuf, count, t);
+    bytes_out inout = reduce_output(s, p, inoutbuf, count, t, true);
+    if (!in.empty())
+      rmpl::coll::combine(p.kernel, in.data(), inout.data(), in.size() / p.kernel.element);
+    s.finish();
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm) {
+  return call(comm, "MPI_Scan", [&] {
+    all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Iscan", [&] {
+    check_request(request);
+    all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+  return call(comm, "MPI_Exscan", [&] {
+    all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Iexscan", [&] {
+    check_request(request);
+    all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return call(comm, "MPI_Reduce_scatter", [&] {
+    reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Ireduce_scatter", [&] {
+    check_request(request);
+    reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return call(comm, "MPI_Reduce_scatter_block", [&] {
+    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request* request) {
+  return call(comm, "MPI_Ireduce_scatter_block", [&] {
+    check_request(request);
+    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return call(comm, "MPI_Gather", [&] {
+    gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+  return call(comm, "MPI_Igather", [&] {
+    check_request(request);
+    gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm) {
+  return call(comm, "MPI_Gatherv", [&] {
+    gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+            nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Igatherv", [&] {
+    check_request(request);
+    gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+            request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return call(comm, "MPI_Scatter", [&] {
+    scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return call(comm, "MPI_Iscatter", [&] {
+    check_request(request);
+    scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm) {
+  return call(comm, "MPI_Scatterv", [&] {
+    scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+             nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Iscatterv", [&] {
+    check_request(request);
+    scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+             request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Allgather", [&] {
+    allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Iallgather", [&] {
+    check_request(request);
+    allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm) {
+  return call(comm, "MPI_Allgatherv", [&] {
+    allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Iallgatherv", [&] {
+    check_request(request);
+    allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Alltoall", [&] {
+    alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Ialltoall", [&] {
+    check_request(request);
+    alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Alltoallv", [&] {
+    alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+              nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
+  return call(comm, "MPI_Ialltoallv", [&] {
+    check_request(request);
+    alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+              request);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return call(comm, "MPI_Alltoallw", [&] {
+    alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+              comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+RMPL_MPI_DEFINE(Barrier)
+RMPL_MPI_DEFINE(Ibarrier)
+RMPL_MPI_DEFINE(Bcast)
+RMPL_MPI_DEFINE(Ibcast)
+RMPL_MPI_DEFINE(Reduce)
+RMPL_MPI_DEFINE(Ireduce)
+RMPL_MPI_DEFINE(Allreduce)
+RMPL_MPI_DEFINE(Iallreduce)
+RMPL_MPI_DEFINE(Reduce_local)
+RMPL_MPI_DEFINE(Scan)
+RMPL_MPI_DEFINE(Iscan)
+RMPL_MPI_DEFINE(Exscan)
+RMPL_MPI_DEFINE(Iexscan)
+RMPL_MPI_DEFINE(Reduce_scatter)
+RMPL_MPI_DEFINE(Ireduce_scatter)
+RMPL_MPI_DEFINE(Reduce_scatter_block)
+RMPL_MPI_DEFINE(Ireduce_scatter_block)
+RMPL_MPI_DEFINE(Gather)
+RMPL_MPI_DEFINE(Igather)
+RMPL_MPI_DEFINE(Gatherv)
+RMPL_MPI_DEFINE(Igatherv)
+RMPL_MPI_DEFINE(Scatter)
+RMPL_MPI_DEFINE(Iscatter)
+RMPL_MPI_DEFINE(Scatterv)
+RMPL_MPI_DEFINE(Iscatterv)
+RMPL_MPI_DEFINE(Allgather)
+RMPL_MPI_DEFINE(Iallgather)
+RMPL_MPI_DEFINE(Allgatherv)
+RMPL_MPI_DEFINE(Iallgatherv)
+RMPL_MPI_DEFINE(Alltoall)
+RMPL_MPI_DEFINE(Ialltoall)
+RMPL_MPI_DEFINE(Alltoallv)
+RMPL_MPI_DEFINE(Ialltoallv)
+RMPL_MPI_DEFINE(Alltoallw)
