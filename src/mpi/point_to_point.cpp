@@ -42,6 +42,9 @@ struct incoming {
   const rmpl_mpi_datatype* type;
   void* user;
   int count;
+  /// A nonblocking receive's own copy of a derived type's layout: the program may free the type
+  /// before the receive completes (MPI allows it).
+  std::unique_ptr<rmpl_mpi_datatype> kept;
 
   /// After the receive: the staged bytes into the program's elements.
   void deliver(std::size_t received) const {
@@ -54,10 +57,10 @@ incoming incoming_of(void* buf, int n, MPI_Datatype type) {
   count(n);
   buffer(buf, n, t);
   const std::size_t bytes = data_bytes(t, n);
-  if (t.contiguous) return {data_start(buf, t), bytes, nullptr, &t, buf, n};
+  if (t.contiguous) return {data_start(buf, t), bytes, nullptr, &t, buf, n, nullptr};
   auto staging = std::make_unique<std::byte[]>(bytes ? bytes : 1);
   std::byte* data = staging.get();
-  return {data, bytes, std::move(staging), &t, buf, n};
+  return {data, bytes, std::move(staging), &t, buf, n, nullptr};
 }
 
 /// Whether `n` elements of `t` at `buf` go to the kernel as they are (the common case, checked
@@ -98,6 +101,10 @@ MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
   const detail::request_id id = detail::irecv(*target.impl, in.data, in.capacity, source, tag);
   if (!in.staging) return make_request(c, request_kind::recv, id);
   auto staged = std::make_shared<incoming>(std::move(in));
+  if (!staged->type->predefined) {
+    staged->kept = std::make_unique<rmpl_mpi_datatype>(*staged->type);
+    staged->type = staged->kept.get();
+  }
   return make_request(c, request_kind::recv, id, [staged](MPI_Status& s) {
     staged->deliver(static_cast<std::size_t>(s.rmpl_bytes));
   });

@@ -8,7 +8,9 @@
 
 static int rank, size;
 
-static int value(int from, int to, int i) { return from * 1000003 + to * 1009 + i; }
+static int value(int from, int to, int i) {
+  return from * 1000003 + to * 1009 + i;
+}
 
 static void fill(int* v, int n, int from, int to) {
   for (int i = 0; i < n; ++i) v[i] = value(from, to, i);
@@ -39,7 +41,8 @@ static void ring_modes(void) {
       MPI_Request self_recv = MPI_REQUEST_NULL;
       /* Even ranks send first, odd ones receive first; a rank alone posts its receive first. */
       const int send_first = rank % 2 == 0;
-      if (size == 1) CHECK_MPI(MPI_Irecv(in, n, MPI_INT, prev, 10 + mode, MPI_COMM_WORLD, &self_recv));
+      if (size == 1)
+        CHECK_MPI(MPI_Irecv(in, n, MPI_INT, prev, 10 + mode, MPI_COMM_WORLD, &self_recv));
       for (int phase = 0; phase < 2; ++phase) {
         if ((phase == 0) == send_first) {
           if (mode == 0) CHECK_MPI(MPI_Send(out, n, MPI_INT, next, 10 + mode, MPI_COMM_WORLD));
@@ -57,8 +60,8 @@ static void ring_modes(void) {
           int got = -1;
           CHECK_MPI(MPI_Get_count(&st, MPI_INT, &got));
           CHECK(got == n, "mode %d: count %d, expected %d", mode, got, n);
-          CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 10 + mode, "source %d tag %d",
-                st.MPI_SOURCE, st.MPI_TAG);
+          CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 10 + mode, "source %d tag %d", st.MPI_SOURCE,
+                st.MPI_TAG);
           expect(in, n, prev, rank, "ring");
         }
       }
@@ -67,8 +70,8 @@ static void ring_modes(void) {
   void* detached = NULL;
   int detached_size = 0;
   CHECK_MPI(MPI_Buffer_detach(&detached, &detached_size));
-  CHECK(detached == attached && detached_size == attached_bytes, "detach returned %p/%d",
-        detached, detached_size);
+  CHECK(detached == attached && detached_size == attached_bytes, "detach returned %p/%d", detached,
+        detached_size);
   free(attached);
   free(out);
   free(in);
@@ -93,8 +96,8 @@ static void any_source(void) {
     /* Messages from one source arrive in the order sent. */
     CHECK(v[1] == next_from[v[0]], "from %d: message %d arrived before %d", v[0], v[1],
           next_from[v[0]]);
-    CHECK(st.MPI_TAG == 100 + v[1] && v[2] == value(v[0], 0, v[1]), "tag %d payload %d",
-          st.MPI_TAG, v[2]);
+    CHECK(st.MPI_TAG == 100 + v[1] && v[2] == value(v[0], 0, v[1]), "tag %d payload %d", st.MPI_TAG,
+          v[2]);
     ++next_from[v[0]];
   }
 }
@@ -240,8 +243,8 @@ static void sendrecv(void) {
   int out[100], in[100];
   fill(out, 100, rank, next);
   MPI_Status st;
-  CHECK_MPI(MPI_Sendrecv(out, 100, MPI_INT, next, 4, in, 100, MPI_INT, prev, 4, MPI_COMM_WORLD,
-                         &st));
+  CHECK_MPI(
+      MPI_Sendrecv(out, 100, MPI_INT, next, 4, in, 100, MPI_INT, prev, 4, MPI_COMM_WORLD, &st));
   expect(in, 100, prev, rank, "sendrecv");
   CHECK_MPI(MPI_Sendrecv_replace(out, 100, MPI_INT, next, 5, prev, 5, MPI_COMM_WORLD, &st));
   expect(out, 100, prev, rank, "sendrecv_replace");
@@ -291,6 +294,25 @@ static void cancel_and_free(void) {
   CHECK(in == value(prev, rank, 77), "freed send delivered %d", in);
 }
 
+/* A nonblocking receive of a derived type the program frees (and whose object a new type may
+ * reuse) before the receive completes: MPI says pending operations are not affected. */
+static void type_freed_while_pending(void) {
+  MPI_Datatype v, w;
+  CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &v));
+  CHECK_MPI(MPI_Type_commit(&v));
+  int in[3] = {1, 3, 5}, out[5] = {0, 0, 0, 0, 0};
+  MPI_Request r;
+  CHECK_MPI(MPI_Irecv(out, 1, v, (rank + size - 1) % size, 8, MPI_COMM_WORLD, &r));
+  CHECK_MPI(MPI_Type_free(&v));
+  CHECK_MPI(MPI_Type_contiguous(1, MPI_INT, &w));
+  CHECK_MPI(MPI_Type_commit(&w));
+  CHECK_MPI(MPI_Send(in, 3, MPI_INT, (rank + 1) % size, 8, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK(out[0] == 1 && out[1] == 0 && out[2] == 3 && out[3] == 0 && out[4] == 5,
+        "received %d %d %d %d %d", out[0], out[1], out[2], out[3], out[4]);
+  CHECK_MPI(MPI_Type_free(&w));
+}
+
 static void errors(void) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   int v[10] = {0};
@@ -301,8 +323,7 @@ static void errors(void) {
   CHECK_ERR(MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
   CHECK_ERR(MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM);
   CHECK_ERR(MPI_Send(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
-  CHECK_ERR(MPI_Recv(v, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-            MPI_ERR_RANK);
+  CHECK_ERR(MPI_Recv(v, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK);
   /* Truncation: 10 ints into room for 5, on this rank itself. */
   MPI_Request r;
   CHECK_MPI(MPI_Isend(v, 10, MPI_INT, rank, 50, MPI_COMM_WORLD, &r));
@@ -341,6 +362,7 @@ int main(int argc, char** argv) {
   persistent();
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   cancel_and_free();
+  type_freed_while_pending();
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   errors();
   CHECK_MPI(MPI_Finalize());

@@ -1,0 +1,1012 @@
+// Derived datatypes (MPI-3.1 chapter 4.1): the predefined types and the type constructors.
+//
+// A datatype is kept in the form the rest of the layer moves data with: the size, bounds and true
+// bounds of one element, and its data flattened into (offset, length) runs in type-map order
+// (`blocks`). A constructor computes all of it from the types it is built from, so a derived type
+// never refers to another after its construction (freeing a type never breaks one built from it).
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <limits>
+
+#include "mpi/attributes.hpp"
+#include "mpi/call.hpp"
+#include "mpi/datatypes.hpp"
+#include "mpi/pool.hpp"
+
+namespace {
+
+using rmpl::detail::scalar;
+using rmpl::detail::scalar_of;
+
+/// A predefined type whose element is the C type T: one run of sizeof(T) bytes.
+template <class T>
+rmpl_mpi_datatype named(const char* name, scalar basic = scalar_of<T>()) {
+  rmpl_mpi_datatype t;
+  t.predefined = true;
+  t.committed = true;
+  t.size = sizeof(T);
+  t.extent = sizeof(T);
+  t.true_extent = sizeof(T);
+  t.contiguous = true;
+  t.blocks = {{0, static_cast<MPI_Aint>(sizeof(T))}};
+  t.basic = basic;
+  t.basic_count = 1;
+  t.basic_size = sizeof(T);
+  t.alignment = alignof(T);
+  t.combiner = MPI_COMBINER_NAMED;
+  t.name = name;
+  return t;
+}
+
+/// The value-index pairs of MPI_MINLOC / MPI_MAXLOC: laid out as struct {T value; int index;},
+/// whose data is the value and the index, not the padding between or after them.
+template <class T>
+rmpl_mpi_datatype pair(const char* name, scalar basic) {
+  struct layout {
+    T value;
+    int index;
+  };
+  rmpl_mpi_datatype t = named<layout>(name, basic);
+  constexpr auto index_at = static_cast<MPI_Aint>(offsetof(layout, index));
+  t.size = sizeof(T) + sizeof(int);
+  t.true_extent = index_at + static_cast<MPI_Aint>(sizeof(int));
+  if (index_at == sizeof(T)) {
+    t.blocks = {{0, static_cast<MPI_Aint>(t.size)}};
+  } else {
+    t.blocks = {{0, sizeof(T)}, {index_at, sizeof(int)}};
+  }
+  t.contiguous = t.blocks.size() == 1 && t.size == t.extent;
+  t.basic_size = t.size;
+  return t;
+}
+
+/// MPI_LB and MPI_UB: no data, only a position that becomes the lower / upper bound of the type
+/// built from it (MPI-1 MPI_Type_struct); the composition rules treat them as explicit bounds.
+rmpl_mpi_datatype marker(const char* name, bool lower) {
+  rmpl_mpi_datatype t = named<char>(name, scalar::none);
+  t.size = t.extent = t.true_extent = 0;
+  t.blocks.clear();
+  t.basic_count = t.basic_size = 0;
+  t.alignment = 1;
+  (lower ? t.explicit_lb : t.explicit_ub) = true;
+  return t;
+}
+
+}  // namespace
+
+// The predefined types are constructed before any other static object of the library or of a
+// program (init_priority), so a static initialiser elsewhere may already use them.
+#define RMPL_PREDEFINED_TYPE(object, ...) \
+  __attribute__((init_priority(200))) struct rmpl_mpi_datatype object = __VA_ARGS__;
+
+RMPL_PREDEFINED_TYPE(rmpl_mpi_char, named<char>("MPI_CHAR", scalar::i8))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_signed_char, named<signed char>("MPI_SIGNED_CHAR"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_unsigned_char, named<unsigned char>("MPI_UNSIGNED_CHAR"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_byte, named<unsigned char>("MPI_BYTE"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_wchar, named<wchar_t>("MPI_WCHAR"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_short, named<short>("MPI_SHORT"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_unsigned_short, named<unsigned short>("MPI_UNSIGNED_SHORT"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_int, named<int>("MPI_INT"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_unsigned, named<unsigned>("MPI_UNSIGNED"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_long, named<long>("MPI_LONG"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_unsigned_long, named<unsigned long>("MPI_UNSIGNED_LONG"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_long_long, named<long long>("MPI_LONG_LONG_INT"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_unsigned_long_long,
+                     named<unsigned long long>("MPI_UNSIGNED_LONG_LONG"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_float, named<float>("MPI_FLOAT"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_double, named<double>("MPI_DOUBLE"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_long_double, named<long double>("MPI_LONG_DOUBLE"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_int8_t, named<std::int8_t>("MPI_INT8_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_int16_t, named<std::int16_t>("MPI_INT16_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_int32_t, named<std::int32_t>("MPI_INT32_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_int64_t, named<std::int64_t>("MPI_INT64_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_uint8_t, named<std::uint8_t>("MPI_UINT8_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_uint16_t, named<std::uint16_t>("MPI_UINT16_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_uint32_t, named<std::uint32_t>("MPI_UINT32_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_uint64_t, named<std::uint64_t>("MPI_UINT64_T"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_c_bool, named<bool>("MPI_C_BOOL"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_aint, named<MPI_Aint>("MPI_AINT", scalar::i64))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_offset, named<MPI_Offset>("MPI_OFFSET", scalar::i64))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_count, named<MPI_Count>("MPI_COUNT", scalar::i64))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_packed, named<unsigned char>("MPI_PACKED", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_float_int, pair<float>("MPI_FLOAT_INT", scalar::vi_f32))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_double_int, pair<double>("MPI_DOUBLE_INT", scalar::vi_f64))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_long_int, pair<long>("MPI_LONG_INT", scalar::vi_i64))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_2int, pair<int>("MPI_2INT", scalar::vi_i32))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_short_int, pair<short>("MPI_SHORT_INT", scalar::vi_i16))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_long_double_int,
+                     pair<long double>("MPI_LONG_DOUBLE_INT", scalar::vi_f80))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_c_float_complex,
+                     named<std::complex<float>>("MPI_C_FLOAT_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_c_double_complex,
+                     named<std::complex<double>>("MPI_C_DOUBLE_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_c_long_double_complex,
+                     named<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_bool, named<bool>("MPI_CXX_BOOL"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_lb, marker("MPI_LB", true))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_ub, marker("MPI_UB", false))
+
+#undef RMPL_PREDEFINED_TYPE
+
+using namespace rmpl::mpi;
+
+namespace {
+
+pool<rmpl_mpi_datatype>& derived_types() {
+  static pool<rmpl_mpi_datatype> p;
+  return p;
+}
+
+/// Beyond this many runs of data per element a type is refused (MPI_ERR_NO_MEM) rather than
+/// flattened: 64 Mi runs are 1 GiB of description.
+constexpr MPI_Count max_runs = MPI_Count{1} << 26;
+
+MPI_Aint add(MPI_Aint a, MPI_Aint b) {
+  MPI_Aint sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    fail(MPI_ERR_ARG, "displacement {} + {} overflows MPI_Aint", a, b);
+  }
+  return sum;
+}
+
+MPI_Aint multiply(MPI_Aint a, MPI_Aint b) {
+  MPI_Aint product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    fail(MPI_ERR_ARG, "displacement {} * {} overflows MPI_Aint", a, b);
+  }
+  return product;
+}
+
+MPI_Count count_product(MPI_Count a, MPI_Count b, const char* what) {
+  MPI_Count product = 0;
+  if (__builtin_mul_overflow(a, b, &product))
+    fail(MPI_ERR_COUNT, "{} {} * {} overflows", what, a, b);
+  return product;
+}
+
+MPI_Count count_sum(MPI_Count a, MPI_Count b, const char* what) {
+  MPI_Count sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) fail(MPI_ERR_COUNT, "{} {} + {} overflows", what, a, b);
+  return sum;
+}
+
+std::string describe(const rmpl_mpi_datatype& t) {
+  return t.name.empty() ? fmt::format("{}", static_cast<const void*>(&t)) : t.name;
+}
+
+/// `copies` consecutive elements of `type` (extent apart), the first at `displacement`: what a
+/// constructor's type map is made of.
+struct piece {
+  MPI_Aint displacement;
+  MPI_Count copies;
+  const rmpl_mpi_datatype* type;
+};
+
+/// The lowest / highest of the values offered to it, if any were.
+struct lowest {
+  bool set = false;
+  MPI_Aint value = 0;
+  void offer(MPI_Aint v) {
+    if (!set || v < value) value = v;
+    set = true;
+  }
+};
+struct highest {
+  bool set = false;
+  MPI_Aint value = 0;
+  void offer(MPI_Aint v) {
+    if (!set || v > value) value = v;
+    set = true;
+  }
+};
+
+/// Appends a run of data, merged with the previous one when it continues it.
+void append_run(std::vector<block>& blocks, MPI_Aint offset, MPI_Aint length) {
+  if (length == 0) return;
+  if (!blocks.empty() && blocks.back().offset + blocks.back().length == offset) {
+    blocks.back().length += length;
+  } else {
+    blocks.push_back({offset, length});
+  }
+}
+
+void set_contiguous(rmpl_mpi_datatype& t) {
+  t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].offset == t.true_lb &&
+                                 t.blocks[0].length == t.size && t.size == t.extent);
+}
+
+/// Computes the layout of `t` (size, bounds, true bounds, runs, basic type, alignment) from the
+/// pieces `for_each_piece(visit)` visits in type-map order. The bounds follow MPI-3.1 4.1.6/4.1.7:
+/// explicit bounds (MPI_LB / MPI_UB markers, resized types) among the pieces win over the bounds
+/// of the data; with none, `pad_like_c_struct` rounds the extent up to the alignment of the
+/// most-aligned member (as MPICH does for MPI_Type_create_struct), so that the type describing a
+/// C struct has the struct's size as its extent and `count` of it describe an array of them.
+template <class ForEachPiece>
+void lay_out(rmpl_mpi_datatype& t, ForEachPiece&& for_each_piece, bool pad_like_c_struct) {
+  lowest explicit_lb, implicit_lb, data_lb;
+  highest explicit_ub, implicit_ub, data_ub;
+  MPI_Count size = 0, runs = 0, basic_count = 0;
+  MPI_Aint alignment = 1;
+  bool any_data = false, mixed = false, one_type_throughout = true;
+  scalar basic = scalar::none;
+  MPI_Count basic_size = 0;
+  const rmpl_mpi_datatype* first_type = nullptr;
+
+  for_each_piece([&](const piece& p) {
+    const rmpl_mpi_datatype& o = *p.type;
+    if (first_type == nullptr) first_type = &o;
+    if (o.basic != first_type->basic || o.basic_size != first_type->basic_size) {
+      one_type_throughout = false;
+    }
+    if (p.copies == 0) return;
+    const MPI_Aint last = add(p.displacement, multiply(p.copies - 1, o.extent));
+    const MPI_Aint first_copy = std::min(p.displacement, last);
+    const MPI_Aint last_copy = std::max(p.displacement, last);
+    const MPI_Aint ub = add(o.lb, o.extent);
+    if (o.explicit_lb)
+      explicit_lb.offer(add(first_copy, o.lb));
+    else if (o.size > 0)
+      implicit_lb.offer(add(first_copy, o.lb));
+    if (o.explicit_ub)
+      explicit_ub.offer(add(last_copy, ub));
+    else if (o.size > 0)
+      implicit_ub.offer(add(last_copy, ub));
+    if (o.size == 0) return;
+    data_lb.offer(add(first_copy, o.true_lb));
+    data_ub.offer(add(add(last_copy, o.true_lb), o.true_extent));
+    size = count_sum(size, count_product(p.copies, o.size, "datatype size"), "datatype size");
+    runs += o.contiguous
+                ? 1
+                : count_product(p.copies, static_cast<MPI_Count>(o.blocks.size()), "runs of data");
+    if (runs > max_runs) {
+      fail(MPI_ERR_NO_MEM, "the datatype would be made of more than {} separate runs of data",
+           max_runs);
+    }
+    alignment = std::max(alignment, o.alignment);
+    if (o.basic == scalar::none) {
+      mixed = true;
+    } else if (!any_data) {
+      basic = o.basic;
+      basic_size = o.basic_size;
+    } else if (o.basic != basic || o.basic_size != basic_size) {
+      mixed = true;
+    }
+    any_data = true;
+    basic_count += p.copies * o.basic_count;  // at most `size`, which did not overflow
+  });
+
+  t.size = size;
+  t.lb = explicit_lb.set ? explicit_lb.value : implicit_lb.value;
+  MPI_Aint ub = explicit_ub.set ? explicit_ub.value : implicit_ub.value;
+  t.explicit_lb = explicit_lb.set;
+  t.explicit_ub = explicit_ub.set;
+  if (pad_like_c_struct && !t.explicit_lb && !t.explicit_ub && ub > t.lb) {
+    const MPI_Aint excess = (ub - t.lb) % alignment;
+    if (excess != 0) ub = add(ub, alignment - excess);
+  }
+  t.extent = ub - t.lb;
+  t.true_lb = data_lb.value;
+  t.true_extent = data_ub.value - data_lb.value;
+  t.alignment = alignment;
+  if (any_data) {
+    t.basic = mixed ? scalar::none : basic;
+    t.basic_count = mixed ? 0 : basic_count;
+    t.basic_size = mixed ? 0 : basic_size;
+  } else if (first_type != nullptr && one_type_throughout) {
+    // No data, but of one type (contiguous(0, MPI_DOUBLE)): still reducible, zero elements.
+    t.basic = first_type->basic;
+    t.basic_count = 0;
+    t.basic_size = first_type->basic_size;
+  }
+
+  t.blocks.clear();
+  t.blocks.reserve(static_cast<std::size_t>(runs));
+  for_each_piece([&](const piece& p) {
+    const rmpl_mpi_datatype& o = *p.type;
+    if (p.copies == 0 || o.size == 0) return;
+    if (o.contiguous) {
+      append_run(t.blocks, p.displacement + o.true_lb, p.copies * o.size);
+      return;
+    }
+    for (MPI_Count k = 0; k < p.copies; ++k) {
+      const MPI_Aint element = p.displacement + k * o.extent;
+      for (const block& b : o.blocks) append_run(t.blocks, element + b.offset, b.length);
+    }
+  });
+  set_contiguous(t);
+}
+
+/// Hands `t` to the program as a new handle in *newtype; the derived types its contents name are
+/// kept until it goes.
+void publish(rmpl_mpi_datatype&& t, MPI_Datatype* newtype) {
+  for (MPI_Datatype component : t.types) {
+    if (!component->predefined) ++component->references;
+  }
+  rmpl_mpi_datatype* made = derived_types().make();
+  *made = std::move(t);
+  made->tag = magic::datatype;
+  made->predefined = false;
+  *newtype = made;
+}
+
+/// Returns a type the program freed (and that no other names any longer) to the pool, and with it
+/// every type its contents named that goes with it.
+void release(rmpl_mpi_datatype* t) {
+  std::vector<rmpl_mpi_datatype*> going{t};
+  while (!going.empty()) {
+    rmpl_mpi_datatype* d = going.back();
+    going.pop_back();
+    for (MPI_Datatype component : d->types) {
+      if (!component->predefined && --component->references == 0 && component->tag == magic::dead) {
+        going.push_back(component);
+      }
+    }
+    derived_types().recycle(d);
+  }
+}
+
+/// Copies what describes the data of `from` (everything but the constructor's description, the
+/// name and attributes) into `to`.
+void copy_layout(const rmpl_mpi_datatype& from, rmpl_mpi_datatype& to) {
+  to.size = from.size;
+  to.lb = from.lb;
+  to.extent = from.extent;
+  to.true_lb = from.true_lb;
+  to.true_extent = from.true_extent;
+  to.contiguous = from.contiguous;
+  to.blocks = from.blocks;
+  to.basic = from.basic;
+  to.basic_count = from.basic_count;
+  to.basic_size = from.basic_size;
+  to.alignment = from.alignment;
+  to.explicit_lb = from.explicit_lb;
+  to.explicit_ub = from.explicit_ub;
+}
+
+/// A new type equal to `t` with its own handle (what MPI_Type_get_contents returns for a derived
+/// type): same layout, contents, name and committed state, no attributes.
+MPI_Datatype clone(const rmpl_mpi_datatype& t) {
+  rmpl_mpi_datatype copy;
+  copy_layout(t, copy);
+  copy.committed = t.committed;
+  copy.combiner = t.combiner;
+  copy.integers = t.integers;
+  copy.addresses = t.addresses;
+  copy.types = t.types;
+  copy.name = t.name;
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  publish(std::move(copy), &handle);
+  return handle;
+}
+
+void output(const void* p, const char* what) {
+  if (p == nullptr) fail(MPI_ERR_ARG, "{} is a null pointer", what);
+}
+
+template <class T>
+void array(const T* a, int n, const char* what) {
+  if (a == nullptr && n > 0) fail(MPI_ERR_ARG, "{} is null with a count of {}", what, n);
+}
+
+void blocklength(int n, int index) {
+  if (n < 0) {
+    if (index < 0) fail(MPI_ERR_ARG, "blocklength {} is negative", n);
+    fail(MPI_ERR_ARG, "array_of_blocklengths[{}] = {} is negative", index, n);
+  }
+}
+
+/// The shared part of the constructors with one old type: `for_each_piece` lays it out.
+template <class ForEachPiece>
+void construct(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::vector<int> integers,
+               std::vector<MPI_Aint> addresses, ForEachPiece&& for_each_piece) {
+  rmpl_mpi_datatype t;
+  lay_out(t, for_each_piece, false);
+  t.combiner = combiner;
+  t.integers = std::move(integers);
+  t.addresses = std::move(addresses);
+  t.types = {oldtype};
+  publish(std::move(t), newtype);
+}
+
+/// Visits the pieces of a vector: `count` blocks of `blocklen` elements of `old`, `step` bytes
+/// apart. Blocks that abut (`step` is `blocklen` extents) are one piece, so such a vector stays one
+/// run however large its count.
+template <class Visit>
+void strided(Visit&& visit, int count, int blocklen, MPI_Aint step, const rmpl_mpi_datatype& old) {
+  MPI_Aint block_extent = 0;
+  if (count > 0 && blocklen > 0 && !__builtin_mul_overflow(blocklen, old.extent, &block_extent) &&
+      step == block_extent) {
+    visit(piece{0, MPI_Count{count} * blocklen, &old});
+    return;
+  }
+  if (count > max_runs && blocklen > 0 && old.size > 0) {
+    fail(MPI_ERR_NO_MEM, "the vector would be made of {} separate runs of data, more than {}",
+         count, max_runs);
+  }
+  for (int i = 0; i < count; ++i) visit(piece{multiply(i, step), blocklen, &old});
+}
+
+int hvector(const char* function, int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
+            MPI_Datatype* newtype) {
+  return call(nullptr, function, [&] {
+    rmpl::mpi::count(count);
+    blocklength(blocklen, -1);
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    construct(oldtype, newtype, MPI_COMBINER_HVECTOR, {count, blocklen}, {stride},
+              [&](auto&& visit) { strided(visit, count, blocklen, stride, old); });
+    return MPI_SUCCESS;
+  });
+}
+
+int hindexed(const char* function, int count, const int blocklengths[],
+             const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return call(nullptr, function, [&] {
+    rmpl::mpi::count(count);
+    array(blocklengths, count, "array_of_blocklengths");
+    array(displacements, count, "array_of_displacements");
+    for (int i = 0; i < count; ++i) blocklength(blocklengths[i], i);
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    std::vector<int> integers{count};
+    integers.insert(integers.end(), blocklengths, blocklengths + count);
+    construct(oldtype, newtype, MPI_COMBINER_HINDEXED, std::move(integers),
+              std::vector<MPI_Aint>(displacements, displacements + count), [&](auto&& visit) {
+                for (int i = 0; i < count; ++i) {
+                  visit(piece{displacements[i], blocklengths[i], &old});
+                }
+              });
+    return MPI_SUCCESS;
+  });
+}
+
+int structure(const char* function, int count, const int blocklengths[],
+              const MPI_Aint displacements[], const MPI_Datatype types[], MPI_Datatype* newtype) {
+  return call(nullptr, function, [&] {
+    rmpl::mpi::count(count);
+    array(blocklengths, count, "array_of_blocklengths");
+    array(displacements, count, "array_of_displacements");
+    array(types, count, "array_of_types");
+    for (int i = 0; i < count; ++i) {
+      blocklength(blocklengths[i], i);
+      try {
+        datatype(types[i], false);
+      } catch (const error& e) {
+        fail(MPI_ERR_TYPE, "array_of_types[{}]: {}", i, e.what());
+      }
+    }
+    output(newtype, "newtype");
+    rmpl_mpi_datatype t;
+    lay_out(
+        t,
+        [&](auto&& visit) {
+          for (int i = 0; i < count; ++i) visit(piece{displacements[i], blocklengths[i], types[i]});
+        },
+        true);
+    t.combiner = MPI_COMBINER_STRUCT;
+    t.integers = {count};
+    t.integers.insert(t.integers.end(), blocklengths, blocklengths + count);
+    t.addresses.assign(displacements, displacements + count);
+    t.types.assign(types, types + count);
+    publish(std::move(t), newtype);
+    return MPI_SUCCESS;
+  });
+}
+
+}  // namespace
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_contiguous", [&] {
+    rmpl::mpi::count(count);
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    construct(oldtype, newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, [&](auto&& visit) {
+      visit(piece{0, count, &old});
+    });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_vector", [&] {
+    rmpl::mpi::count(count);
+    blocklength(blocklen, -1);
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    const MPI_Aint step = multiply(stride, old.extent);
+    construct(oldtype, newtype, MPI_COMBINER_VECTOR, {count, blocklen, stride}, {},
+              [&](auto&& visit) { strided(visit, count, blocklen, step, old); });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  return hvector("MPI_Type_create_hvector", count, blocklen, stride, oldtype, newtype);
+}
+
+int PMPI_Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
+  return hvector("MPI_Type_hvector", count, blocklen, stride, oldtype, newtype);
+}
+
+int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_indexed", [&] {
+    rmpl::mpi::count(count);
+    array(blocklengths, count, "array_of_blocklengths");
+    array(displacements, count, "array_of_displacements");
+    for (int i = 0; i < count; ++i) blocklength(blocklengths[i], i);
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    std::vector<int> integers{count};
+    integers.insert(integers.end(), blocklengths, blocklengths + count);
+    integers.insert(integers.end(), displacements, displacements + count);
+    construct(oldtype, newtype, MPI_COMBINER_INDEXED, std::move(integers), {}, [&](auto&& visit) {
+      for (int i = 0; i < count; ++i) {
+        visit(piece{multiply(displacements[i], old.extent), blocklengths[i], &old});
+      }
+    });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return hindexed("MPI_Type_create_hindexed", count, blocklengths, displacements, oldtype, newtype);
+}
+
+int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return hindexed("MPI_Type_hindexed", count, blocklengths, displacements, oldtype, newtype);
+}
+
+int PMPI_Type_create_indexed_block(int count, int blocklen, const int displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_create_indexed_block", [&] {
+    rmpl::mpi::count(count);
+    blocklength(blocklen, -1);
+    array(displacements, count, "array_of_displacements");
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    std::vector<int> integers{count, blocklen};
+    integers.insert(integers.end(), displacements, displacements + count);
+    construct(oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {},
+              [&](auto&& visit) {
+                for (int i = 0; i < count; ++i) {
+                  visit(piece{multiply(displacements[i], old.extent), blocklen, &old});
+                }
+              });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_create_hindexed_block(int count, int blocklen, const MPI_Aint displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_create_hindexed_block", [&] {
+    rmpl::mpi::count(count);
+    blocklength(blocklen, -1);
+    array(displacements, count, "array_of_displacements");
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    construct(oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklen},
+              std::vector<MPI_Aint>(displacements, displacements + count), [&](auto&& visit) {
+                for (int i = 0; i < count; ++i) visit(piece{displacements[i], blocklen, &old});
+              });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                            const MPI_Datatype types[], MPI_Datatype* newtype) {
+  return structure("MPI_Type_create_struct", count, blocklengths, displacements, types, newtype);
+}
+
+int PMPI_Type_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                     const MPI_Datatype types[], MPI_Datatype* newtype) {
+  return structure("MPI_Type_struct", count, blocklengths, displacements, types, newtype);
+}
+
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                              const int starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_create_subarray", [&] {
+    if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
+    array(sizes, ndims, "array_of_sizes");
+    array(subsizes, ndims, "array_of_subsizes");
+    array(starts, ndims, "array_of_starts");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+      fail(MPI_ERR_ARG, "order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+    }
+    for (int d = 0; d < ndims; ++d) {
+      if (sizes[d] <= 0) fail(MPI_ERR_ARG, "array_of_sizes[{}] = {} is not positive", d, sizes[d]);
+      if (subsizes[d] <= 0 || subsizes[d] > sizes[d]) {
+        fail(MPI_ERR_ARG, "array_of_subsizes[{}] = {} is not in 1..array_of_sizes[{}] = {}", d,
+             subsizes[d], d, sizes[d]);
+      }
+      if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
+        fail(MPI_ERR_ARG,
+             "array_of_starts[{}] = {} is not in 0..{} (array_of_sizes[{}] = {} minus "
+             "array_of_subsizes[{}] = {})",
+             d, starts[d], sizes[d] - subsizes[d], d, sizes[d], d, subsizes[d]);
+      }
+    }
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+
+    // The dimensions from the slowest-varying to the fastest in memory, the stride of each (in
+    // elements) and how many rows (runs along the fastest dimension) the subarray has.
+    std::vector<int> slowest_first(static_cast<std::size_t>(ndims));
+    for (int d = 0; d < ndims; ++d) slowest_first[d] = order == MPI_ORDER_C ? d : ndims - 1 - d;
+    const int fastest = slowest_first.back();
+    std::vector<MPI_Aint> stride(static_cast<std::size_t>(ndims));
+    MPI_Aint elements = 1;
+    MPI_Count rows = 1;
+    for (int k = ndims - 1; k >= 0; --k) {
+      const int d = slowest_first[k];
+      stride[d] = elements;
+      elements = multiply(elements, sizes[d]);
+      if (d != fastest) rows = count_product(rows, subsizes[d], "number of rows");
+    }
+    const MPI_Aint whole_extent = multiply(elements, old.extent);
+    if (rows > max_runs) {
+      fail(MPI_ERR_NO_MEM,
+           "the subarray has {} rows, more than the {} runs of data a datatype "
+           "may have",
+           rows, max_runs);
+    }
+
+    std::vector<int> integers{ndims};
+    integers.insert(integers.end(), sizes, sizes + ndims);
+    integers.insert(integers.end(), subsizes, subsizes + ndims);
+    integers.insert(integers.end(), starts, starts + ndims);
+    integers.push_back(order);
+    rmpl_mpi_datatype t;
+    lay_out(
+        t,
+        [&](auto&& visit) {
+          std::vector<int> at(static_cast<std::size_t>(ndims), 0);  // index within the subarray
+          for (MPI_Count row = 0; row < rows; ++row) {
+            MPI_Aint element = 0;
+            for (int d = 0; d < ndims; ++d) element += (starts[d] + at[d]) * stride[d];
+            visit(piece{element * old.extent, subsizes[fastest], &old});
+            for (int k = ndims - 2; k >= 0; --k) {
+              const int d = slowest_first[k];
+              if (++at[d] < subsizes[d]) break;
+              at[d] = 0;
+            }
+          }
+        },
+        false);
+    // MPI-3.1 4.1.3: the subarray type is resized to the whole array, lb 0.
+    t.lb = 0;
+    t.extent = whole_extent;
+    t.explicit_lb = t.explicit_ub = true;
+    set_contiguous(t);
+    t.combiner = MPI_COMBINER_SUBARRAY;
+    t.integers = std::move(integers);
+    t.types = {oldtype};
+    publish(std::move(t), newtype);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_create_resized", [&] {
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+    add(lb, extent);  // the upper bound must be representable
+    rmpl_mpi_datatype t;
+    copy_layout(old, t);
+    t.lb = lb;
+    t.extent = extent;
+    t.explicit_lb = t.explicit_ub = true;
+    set_contiguous(t);
+    t.combiner = MPI_COMBINER_RESIZED;
+    t.addresses = {lb, extent};
+    t.types = {oldtype};
+    publish(std::move(t), newtype);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_dup", [&] {
+    const rmpl_mpi_datatype& old = rmpl::mpi::datatype(oldtype, false);
+    output(newtype, "newtype");
+    rmpl_mpi_datatype t;
+    copy_layout(old, t);
+    t.committed =
+        old.committed;  // a duplicate is as ready for use as the original (MPI-3.1 4.1.10)
+    t.combiner = MPI_COMBINER_DUP;
+    t.types = {oldtype};
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    publish(std::move(t), &made);
+    try {
+      copy_attributes(oldtype, made);
+    } catch (...) {
+      made->tag = magic::dead;
+      release(made);
+      throw;
+    }
+    *newtype = made;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_commit(MPI_Datatype* datatype) {
+  return call(nullptr, "MPI_Type_commit", [&] {
+    output(datatype, "datatype");
+    rmpl::mpi::datatype(*datatype, false).committed = true;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_free(MPI_Datatype* datatype) {
+  return call(nullptr, "MPI_Type_free", [&] {
+    output(datatype, "datatype");
+    rmpl_mpi_datatype& t = rmpl::mpi::datatype(*datatype, false);
+    if (t.predefined) fail(MPI_ERR_TYPE, "{} is a predefined datatype; it cannot be freed", t.name);
+    delete_attributes(*datatype);  // a failing delete callback leaves the type as it is
+    if (t.references == 0) {
+      release(&t);
+    } else {
+      // Still named by the contents of other types: unusable from now on, kept until they go.
+      t.tag = magic::dead;
+    }
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  return call(nullptr, "MPI_Type_size", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(size, "size");
+    *size = t.size > std::numeric_limits<int>::max() ? MPI_UNDEFINED : static_cast<int>(t.size);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  return call(nullptr, "MPI_Type_size_x", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(size, "size");
+    *size = t.size;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  return call(nullptr, "MPI_Type_get_extent", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(lb, "lb");
+    output(extent, "extent");
+    *lb = t.lb;
+    *extent = t.extent;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return call(nullptr, "MPI_Type_get_extent_x", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(lb, "lb");
+    output(extent, "extent");
+    *lb = t.lb;
+    *extent = t.extent;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  return call(nullptr, "MPI_Type_get_true_extent", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(true_lb, "true_lb");
+    output(true_extent, "true_extent");
+    *true_lb = t.true_lb;
+    *true_extent = t.true_extent;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return call(nullptr, "MPI_Type_get_true_extent_x", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(true_lb, "true_lb");
+    output(true_extent, "true_extent");
+    *true_lb = t.true_lb;
+    *true_extent = t.true_extent;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+  return call(nullptr, "MPI_Type_extent", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(extent, "extent");
+    *extent = t.extent;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+  return call(nullptr, "MPI_Type_lb", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(displacement, "displacement");
+    *displacement = t.lb;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+  return call(nullptr, "MPI_Type_ub", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(displacement, "displacement");
+    *displacement = t.lb + t.extent;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                           int* num_datatypes, int* combiner) {
+  return call(nullptr, "MPI_Type_get_envelope", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(num_integers, "num_integers");
+    output(num_addresses, "num_addresses");
+    output(num_datatypes, "num_datatypes");
+    output(combiner, "combiner");
+    *num_integers = static_cast<int>(t.integers.size());
+    *num_addresses = static_cast<int>(t.addresses.size());
+    *num_datatypes = static_cast<int>(t.types.size());
+    *combiner = t.combiner;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
+  return call(nullptr, "MPI_Type_get_contents", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    if (t.combiner == MPI_COMBINER_NAMED) {
+      fail(MPI_ERR_TYPE,
+           "{} is a predefined datatype: it has no contents (its combiner is "
+           "MPI_COMBINER_NAMED)",
+           describe(t));
+    }
+    const auto room = [](int max, std::size_t needed, const void* a, const char* what) {
+      if (max < 0 || static_cast<std::size_t>(max) < needed) {
+        fail(MPI_ERR_ARG, "{} is {}, but the datatype's contents have {} of them", what, max,
+             needed);
+      }
+      if (needed > 0 && a == nullptr) fail(MPI_ERR_ARG, "the array for {} is null", what);
+    };
+    room(max_integers, t.integers.size(), array_of_integers, "max_integers");
+    room(max_addresses, t.addresses.size(), array_of_addresses, "max_addresses");
+    room(max_datatypes, t.types.size(), array_of_datatypes, "max_datatypes");
+    std::copy(t.integers.begin(), t.integers.end(), array_of_integers);
+    std::copy(t.addresses.begin(), t.addresses.end(), array_of_addresses);
+    // MPI-3.1 4.1.13: derived types come back as new handles the program frees.
+    for (std::size_t i = 0; i < t.types.size(); ++i) {
+      const MPI_Datatype component = t.types[i];
+      array_of_datatypes[i] = component->predefined ? component : clone(*component);
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  return call(nullptr, "MPI_Type_set_name", [&] {
+    rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(type_name, "type_name");
+    t.name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  return call(nullptr, "MPI_Type_get_name", [&] {
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+    output(type_name, "type_name");
+    output(resultlen, "resultlen");
+    const std::size_t n = std::min<std::size_t>(t.name.size(), MPI_MAX_OBJECT_NAME - 1);
+    std::memcpy(type_name, t.name.data(), n);
+    type_name[n] = '\0';
+    *resultlen = static_cast<int>(n);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  return call(nullptr, "MPI_Type_match_size", [&] {
+    output(datatype, "datatype");
+    std::vector<MPI_Datatype> candidates;
+    switch (typeclass) {
+      case MPI_TYPECLASS_INTEGER:
+        candidates = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG_LONG_INT};
+        break;
+      case MPI_TYPECLASS_REAL:
+        candidates = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+        break;
+      case MPI_TYPECLASS_COMPLEX:
+        candidates = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+        break;
+      default:
+        fail(MPI_ERR_ARG, "typeclass {} is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX",
+             typeclass);
+    }
+    for (MPI_Datatype candidate : candidates) {
+      if (candidate->size == size) {
+        *datatype = candidate;
+        return MPI_SUCCESS;
+      }
+    }
+    fail(MPI_ERR_ARG, "no predefined type of typeclass {} has {} bytes", typeclass, size);
+  });
+}
+
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
+  return call(nullptr, "MPI_Get_address", [&] {
+    output(address, "address");
+    *address = reinterpret_cast<MPI_Aint>(location);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Address(void* location, MPI_Aint* address) {
+  return call(nullptr, "MPI_Address", [&] {
+    output(address, "address");
+    *address = reinterpret_cast<MPI_Aint>(location);
+    return MPI_SUCCESS;
+  });
+}
+
+// Address arithmetic on MPI_Aint as on the unsigned addresses it holds (MPI-3.1 4.1.5).
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(base) +
+                               static_cast<std::uintptr_t>(disp));
+}
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(addr1) -
+                               static_cast<std::uintptr_t>(addr2));
+}
+
+RMPL_MPI_DEFINE(Type_contiguous)
+RMPL_MPI_DEFINE(Type_vector)
+RMPL_MPI_DEFINE(Type_create_hvector)
+RMPL_MPI_DEFINE(Type_hvector)
+RMPL_MPI_DEFINE(Type_indexed)
+RMPL_MPI_DEFINE(Type_create_hindexed)
+RMPL_MPI_DEFINE(Type_hindexed)
+RMPL_MPI_DEFINE(Type_create_indexed_block)
+RMPL_MPI_DEFINE(Type_create_hindexed_block)
+RMPL_MPI_DEFINE(Type_create_struct)
+RMPL_MPI_DEFINE(Type_struct)
+RMPL_MPI_DEFINE(Type_create_subarray)
+RMPL_MPI_DEFINE(Type_create_resized)
+RMPL_MPI_DEFINE(Type_dup)
+RMPL_MPI_DEFINE(Type_commit)
+RMPL_MPI_DEFINE(Type_free)
+RMPL_MPI_DEFINE(Type_size)
+RMPL_MPI_DEFINE(Type_size_x)
+RMPL_MPI_DEFINE(Type_get_extent)
+RMPL_MPI_DEFINE(Type_get_extent_x)
+RMPL_MPI_DEFINE(Type_get_true_extent)
+RMPL_MPI_DEFINE(Type_get_true_extent_x)
+RMPL_MPI_DEFINE(Type_extent)
+RMPL_MPI_DEFINE(Type_lb)
+RMPL_MPI_DEFINE(Type_ub)
+RMPL_MPI_DEFINE(Type_get_envelope)
+RMPL_MPI_DEFINE(Type_get_contents)
+RMPL_MPI_DEFINE(Type_set_name)
+RMPL_MPI_DEFINE(Type_get_name)
+RMPL_MPI_DEFINE(Type_match_size)
+RMPL_MPI_DEFINE(Get_address)
+RMPL_MPI_DEFINE(Address)
+RMPL_MPI_DEFINE(Aint_add)
+RMPL_MPI_DEFINE(Aint_diff)

@@ -1,0 +1,141 @@
+// Moving the data of typed buffers (datatypes.hpp) and MPI_Pack / MPI_Unpack / MPI_Pack_size
+// (MPI-3.1 4.2). The packed form of `count` elements is just their data bytes in type-map order,
+// the same bytes the layer sends, so a buffer packed here may be sent as MPI_PACKED and received
+// with the type itself, and the other way round.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "mpi/call.hpp"
+#include "mpi/datatypes.hpp"
+
+namespace rmpl::mpi {
+
+std::size_t data_bytes(const rmpl_mpi_datatype& t, int count) {
+  if (count < 0) fail(MPI_ERR_COUNT, "count {} is negative", count);
+  MPI_Count bytes = 0;
+  if (__builtin_mul_overflow(static_cast<MPI_Count>(count), t.size, &bytes) ||
+      static_cast<unsigned long long>(bytes) > std::numeric_limits<std::size_t>::max() / 2) {
+    fail(MPI_ERR_COUNT, "{} elements of {} bytes do not fit in memory", count, t.size);
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
+void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out) {
+  if (count <= 0 || t.size == 0) return;
+  if (t.contiguous) {
+    std::memcpy(out, data_start(buf, t), static_cast<std::size_t>(count) * t.size);
+    return;
+  }
+  const auto* element = static_cast<const std::byte*>(buf);
+  for (int i = 0; i < count; ++i, element += t.extent) {
+    for (const block& b : t.blocks) {
+      std::memcpy(out, element + b.offset, static_cast<std::size_t>(b.length));
+      out += b.length;
+    }
+  }
+}
+
+void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
+            const rmpl_mpi_datatype& t) {
+  if (count <= 0 || t.size == 0 || bytes == 0) return;
+  const std::size_t whole = static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
+  if (bytes > whole) bytes = whole;
+  if (t.contiguous) {
+    std::memcpy(data_start(buf, t), in, bytes);
+    return;
+  }
+  auto* element = static_cast<std::byte*>(buf);
+  for (int i = 0; i < count && bytes > 0; ++i, element += t.extent) {
+    for (const block& b : t.blocks) {
+      const std::size_t n = std::min(bytes, static_cast<std::size_t>(b.length));
+      std::memcpy(element + b.offset, in, n);
+      in += n;
+      bytes -= n;
+      if (bytes == 0) return;
+    }
+  }
+}
+
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+
+namespace {
+
+void position_in(const int* position, int size, const char* size_name) {
+  if (position == nullptr) fail(MPI_ERR_ARG, "position is a null pointer");
+  if (size < 0) fail(MPI_ERR_ARG, "{} {} is negative", size_name, size);
+  if (*position < 0 || *position > size) {
+    fail(MPI_ERR_ARG, "position {} is outside the {} bytes of the packed buffer ({} {})", *position,
+         size, size_name, size);
+  }
+}
+
+}  // namespace
+
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+              int* position, MPI_Comm comm) {
+  return call(comm, "MPI_Pack", [&] {
+    rmpl::mpi::comm(comm);
+    rmpl::mpi::count(incount, "incount");
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+    buffer(inbuf, incount, t, "inbuf");
+    position_in(position, outsize, "outsize");
+    const std::size_t bytes = data_bytes(t, incount);
+    const std::size_t left = static_cast<std::size_t>(outsize - *position);
+    if (bytes > left) {
+      fail(MPI_ERR_TRUNCATE,
+           "{} elements of {} bytes of data ({} bytes) do not fit in the {} bytes left of outbuf "
+           "(outsize {}, position {})",
+           incount, t.size, bytes, left, outsize, *position);
+    }
+    if (bytes > 0 && outbuf == nullptr) fail(MPI_ERR_BUFFER, "outbuf is null");
+    pack(inbuf, incount, t, static_cast<std::byte*>(outbuf) + *position);
+    *position += static_cast<int>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm) {
+  return call(comm, "MPI_Unpack", [&] {
+    rmpl::mpi::comm(comm);
+    rmpl::mpi::count(outcount, "outcount");
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+    buffer(outbuf, outcount, t, "outbuf");
+    position_in(position, insize, "insize");
+    const std::size_t bytes = data_bytes(t, outcount);
+    const std::size_t left = static_cast<std::size_t>(insize - *position);
+    if (bytes > left) {
+      fail(MPI_ERR_TRUNCATE,
+           "{} elements of {} bytes of data ({} bytes) are more than the {} bytes left in inbuf "
+           "(insize {}, position {})",
+           outcount, t.size, bytes, left, insize, *position);
+    }
+    if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
+    unpack(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf, outcount, t);
+    *position += static_cast<int>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  return call(comm, "MPI_Pack_size", [&] {
+    rmpl::mpi::comm(comm);
+    rmpl::mpi::count(incount, "incount");
+    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+    if (size == nullptr) fail(MPI_ERR_ARG, "size is a null pointer");
+    const std::size_t bytes = data_bytes(t, incount);
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      fail(MPI_ERR_COUNT, "{} elements of {} bytes of data ({} bytes) do not fit in an int",
+           incount, t.size, bytes);
+    }
+    *size = static_cast<int>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+RMPL_MPI_DEFINE(Pack)
+RMPL_MPI_DEFINE(Unpack)
+RMPL_MPI_DEFINE(Pack_size)
