@@ -72,6 +72,10 @@ comm_ptr world_comm();
 comm_ptr dup(const comm_impl& c);
 comm_ptr split(const comm_impl& c, int color, int key);
 comm_ptr create(const comm_impl& c, const group& members);
+/// A communicator of `members` (a subgroup of c's members), collective over `members` only
+/// (MPI_Comm_create_group): c's other members take no part. Concurrent creations over
+/// overlapping groups pass different tags (in [0, tag_ub]). nullptr for a non-member.
+comm_ptr create_group(const comm_impl& c, const group& members, int tag);
 group members(const comm_impl& c);
 relation compare(const comm_impl* a, const comm_impl* b);
 [[noreturn]] void null_communicator(const char* operation);

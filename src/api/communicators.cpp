@@ -168,8 +168,8 @@ comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
   // source. Its tag is the caller's, which keeps concurrent creations on overlapping groups apart
   // (MPI requires them to pass different tags); no collective area, so it runs point-to-point.
   std::vector<int> ranks(members.world_ranks().begin(), members.world_ranks().end());
-  core::communicator agreement = core::communicator::of(core::context_pool::self_context, ranks,
-                                                        me, api::kernel().size());
+  core::communicator agreement =
+      core::communicator::of(core::context_pool::self_context, ranks, me, api::kernel().size());
   agreement.collectives_started = static_cast<std::uint32_t>(tag);
   agreement.area = -1;
   const auto among_members = std::make_shared<comm_impl>(std::move(agreement));

@@ -12,7 +12,15 @@ namespace rmpl {
 namespace api {
 namespace {
 
-std::unique_ptr<core::engine> the_engine;
+/// The engine, if live. A process that exits while it is (exit() without finalize: a failed check,
+/// a program's own error path) leaves it alone: destroying it would wait at finalize's job-wide
+/// barrier for ranks that may never come, and hang the job instead of ending the rank.
+struct engine_holder {
+  std::unique_ptr<core::engine> engine;
+  ~engine_holder() { (void)engine.release(); }
+};
+engine_holder holder;
+std::unique_ptr<core::engine>& the_engine = holder.engine;
 std::shared_ptr<detail::comm_impl> the_world;
 int users = 0;
 

@@ -15,6 +15,7 @@
 
 #include "api/runtime.hpp"
 #include "core/context_pool.hpp"
+#include "mpi/attributes.hpp"
 #include "mpi/call.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/requests.hpp"
@@ -108,8 +109,8 @@ int PMPI_Finalize(void) {
   return call(nullptr, "MPI_Finalize", [&] {
     require_initialized();
     finalize_requests();
-    // Attributes on MPI_COMM_SELF are deleted first (MPI-3.1 8.7.1), by MPI_Comm_free's rules.
-    rmpl_mpi_comm_self.attributes.clear();
+    // Attributes on MPI_COMM_SELF are deleted first, their delete callbacks run (MPI-3.1 8.7.1).
+    delete_attributes(MPI_COMM_SELF);
     rmpl_mpi_comm_world.impl.reset();
     rmpl_mpi_comm_self.impl.reset();
     now = phase::after;

@@ -1,0 +1,286 @@
+// Communicators (MPI-3.1 6.4 and 6.8): size, rank, group and comparison, the constructors (dup,
+// split, create, create_group) over the kernel's own (rmpl::detail), freeing, names and hints.
+// Every communicator here is an intracommunicator; intercommunicators are not provided (their
+// functions stay undefined, so a program that needs them fails to link).
+//
+// A new communicator inherits its parent's error handler; a duplicate also gets its topology and
+// the attributes its keyvals' copy callbacks copy. Hints are accepted and none is used, so
+// MPI_Comm_get_info reports none.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "mpi/attributes.hpp"
+#include "mpi/call.hpp"
+#include "mpi/communicators.hpp"
+#include "mpi/groups.hpp"
+#include "mpi/info.hpp"
+#include "mpi/pool.hpp"
+#include "mpi/requests.hpp"
+
+namespace rmpl::mpi {
+namespace {
+
+pool<rmpl_mpi_comm>& comms() {
+  static pool<rmpl_mpi_comm> p;
+  return p;
+}
+
+int mpi_relation(relation r) noexcept {
+  switch (r) {
+    case relation::identical:
+      return MPI_IDENT;
+    case relation::congruent:
+      return MPI_CONGRUENT;
+    case relation::similar:
+      return MPI_SIMILAR;
+    case relation::unequal:
+      return MPI_UNEQUAL;
+  }
+  return MPI_UNEQUAL;
+}
+
+MPI_Comm* checked_out(MPI_Comm* newcomm) {
+  if (newcomm == nullptr) fail(MPI_ERR_ARG, "the new communicator's handle pointer is null");
+  return newcomm;
+}
+
+/// Checks that every member of `g` belongs to `parent` (what create and create_group need).
+void check_subgroup(const rmpl_mpi_comm& parent, const rmpl_mpi_group& g) {
+  for (int r = 0; r < g.members.size(); ++r) {
+    const int w = g.members.world_rank(r);
+    if (parent.impl->kernel.from_world(w) == undefined) {
+      fail(MPI_ERR_GROUP,
+           "rank {} of the group (process {} of MPI_COMM_WORLD) is not a member "
+           "of the communicator (size {})",
+           r, w, parent.size());
+    }
+  }
+}
+
+/// A duplicate of `c`: its topology and the attributes its copy callbacks copy (MPI_Comm_dup).
+MPI_Comm duplicate(MPI_Comm c) {
+  rmpl_mpi_comm& old = comm(c);
+  MPI_Comm copy = make_comm(detail::dup(*old.impl), old);
+  if (old.topology) copy->topology = std::make_unique<cartesian>(*old.topology);
+  try {
+    copy_attributes(c, copy);
+  } catch (...) {
+    discard_comm(copy);
+    throw;
+  }
+  return copy;
+}
+
+}  // namespace
+
+MPI_Comm make_comm(detail::comm_ptr impl, const rmpl_mpi_comm& parent) {
+  if (!impl) return MPI_COMM_NULL;
+  rmpl_mpi_comm* c = comms().make();
+  c->impl = std::move(impl);
+  c->errhandler = parent.errhandler;
+  return c;
+}
+
+void discard_comm(MPI_Comm c) noexcept {
+  if (c != MPI_COMM_NULL && !c->predefined) comms().recycle(c);
+}
+
+}  // namespace rmpl::mpi
+
+using namespace rmpl::mpi;
+
+int PMPI_Comm_size(MPI_Comm c, int* size) {
+  return call(c, "MPI_Comm_size", [&] {
+    *size = comm(c).size();
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_rank(MPI_Comm c, int* rank) {
+  return call(c, "MPI_Comm_rank", [&] {
+    *rank = comm(c).rank();
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_group(MPI_Comm c, MPI_Group* g) {
+  return call(c, "MPI_Comm_group", [&] {
+    const rmpl_mpi_comm& target = comm(c);
+    if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
+    *g = make_group(rmpl::detail::members(*target.impl));
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  return call(comm1, "MPI_Comm_compare", [&] {
+    const rmpl_mpi_comm& a = comm(comm1);
+    const rmpl_mpi_comm& b = comm(comm2);
+    *result =
+        &a == &b ? MPI_IDENT : mpi_relation(rmpl::detail::compare(a.impl.get(), b.impl.get()));
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
+  return call(c, "MPI_Comm_dup", [&] {
+    *checked_out(newcomm) = duplicate(c);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
+  return call(c, "MPI_Comm_idup", [&] {
+    checked_out(newcomm);
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request handle pointer is null");
+    // Done at once: the agreement on a context is one short allreduce over the members, who all
+    // call this; the request then only reports completion.
+    *newcomm = duplicate(c);
+    *request = completed_request(c, request_kind::collective,
+                                 MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0});
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
+  return call(c, "MPI_Comm_dup_with_info", [&] {
+    comm(c);
+    optional_info(info);
+    *checked_out(newcomm) = duplicate(c);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
+  return call(c, "MPI_Comm_split", [&] {
+    rmpl_mpi_comm& parent = comm(c);
+    checked_out(newcomm);
+    if (color < 0 && color != MPI_UNDEFINED) {
+      fail(MPI_ERR_ARG, "color {} is negative (MPI_UNDEFINED joins no communicator)", color);
+    }
+    *newcomm = make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  return call(c, "MPI_Comm_split_type", [&] {
+    rmpl_mpi_comm& parent = comm(c);
+    checked_out(newcomm);
+    optional_info(info);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+      fail(MPI_ERR_ARG, "split_type {} is neither MPI_COMM_TYPE_SHARED ({}) nor MPI_UNDEFINED",
+           split_type, static_cast<int>(MPI_COMM_TYPE_SHARED));
+    }
+    // Every rank of a job shares one host's memory: one communicator of all who ask, by key.
+    const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+    *newcomm = make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
+  return call(c, "MPI_Comm_create", [&] {
+    rmpl_mpi_comm& parent = comm(c);
+    const rmpl_mpi_group& members = group(g);
+    checked_out(newcomm);
+    check_subgroup(parent, members);
+    *newcomm = make_comm(rmpl::detail::create(*parent.impl, members.members), parent);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* newcomm) {
+  return call(c, "MPI_Comm_create_group", [&] {
+    rmpl_mpi_comm& parent = comm(c);
+    const rmpl_mpi_group& members = group(g);
+    checked_out(newcomm);
+    check_subgroup(parent, members);
+    if (tag < 0 || tag > rmpl::tag_ub) {
+      fail(MPI_ERR_TAG, "tag {} is outside [0, MPI_TAG_UB = {}]", tag, rmpl::tag_ub);
+    }
+    // Collective over the group's members only (the kernel agrees among them alone); a process
+    // outside the group has nothing to agree on.
+    *newcomm = make_comm(rmpl::detail::create_group(*parent.impl, members.members, tag), parent);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_free(MPI_Comm* c) {
+  return call(c == nullptr ? nullptr : *c, "MPI_Comm_free", [&] {
+    if (c == nullptr) fail(MPI_ERR_ARG, "the communicator handle pointer is null");
+    rmpl_mpi_comm& target = comm(*c);
+    if (target.predefined) fail(MPI_ERR_COMM, "{} cannot be freed", target.name);
+    delete_attributes(*c);
+    // Operations still in flight keep the kernel's communicator alive until they end.
+    discard_comm(*c);
+    *c = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_set_name(MPI_Comm c, const char* name) {
+  return call(c, "MPI_Comm_set_name", [&] {
+    rmpl_mpi_comm& target = comm(c);
+    if (name == nullptr) fail(MPI_ERR_ARG, "the name is a null pointer");
+    // Longer names are cut to what MPI_Comm_get_name can return.
+    target.name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_get_name(MPI_Comm c, char* name, int* resultlen) {
+  return call(c, "MPI_Comm_get_name", [&] {
+    const rmpl_mpi_comm& target = comm(c);
+    if (name == nullptr || resultlen == nullptr) {
+      fail(MPI_ERR_ARG, "the name buffer or resultlen pointer is null");
+    }
+    std::memcpy(name, target.name.c_str(), target.name.size() + 1);
+    *resultlen = static_cast<int>(target.name.size());
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_test_inter(MPI_Comm c, int* flag) {
+  return call(c, "MPI_Comm_test_inter", [&] {
+    comm(c);
+    *flag = 0;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_set_info(MPI_Comm c, MPI_Info info) {
+  return call(c, "MPI_Comm_set_info", [&] {
+    comm(c);
+    optional_info(info);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_get_info(MPI_Comm c, MPI_Info* info_used) {
+  return call(c, "MPI_Comm_get_info", [&] {
+    comm(c);
+    if (info_used == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
+    *info_used = make_info();  // no hint is in use
+    return MPI_SUCCESS;
+  });
+}
+
+RMPL_MPI_DEFINE(Comm_size)
+RMPL_MPI_DEFINE(Comm_rank)
+RMPL_MPI_DEFINE(Comm_group)
+RMPL_MPI_DEFINE(Comm_compare)
+RMPL_MPI_DEFINE(Comm_dup)
+RMPL_MPI_DEFINE(Comm_idup)
+RMPL_MPI_DEFINE(Comm_dup_with_info)
+RMPL_MPI_DEFINE(Comm_split)
+RMPL_MPI_DEFINE(Comm_split_type)
+RMPL_MPI_DEFINE(Comm_create)
+RMPL_MPI_DEFINE(Comm_create_group)
+RMPL_MPI_DEFINE(Comm_free)
+RMPL_MPI_DEFINE(Comm_set_name)
+RMPL_MPI_DEFINE(Comm_get_name)
+RMPL_MPI_DEFINE(Comm_test_inter)
+RMPL_MPI_DEFINE(Comm_set_info)
+RMPL_MPI_DEFINE(Comm_get_info)

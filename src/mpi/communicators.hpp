@@ -1,0 +1,18 @@
+// What the other chapters need of communicators (communicators.cpp): a handle for a communicator
+// they had the kernel create (topologies), and its release when that fails half-way.
+#pragma once
+
+#include "mpi/objects.hpp"
+
+namespace rmpl::mpi {
+
+/// A new communicator handle over `impl` (MPI_COMM_NULL when null: a process outside the new
+/// communicator), with `parent`'s error handler, as every communicator built from another inherits
+/// it.
+MPI_Comm make_comm(detail::comm_ptr impl, const rmpl_mpi_comm& parent);
+
+/// Releases a handle from make_comm without running attribute callbacks (a creation that failed
+/// after the handle was made).
+void discard_comm(MPI_Comm c) noexcept;
+
+}  // namespace rmpl::mpi

@@ -1,0 +1,12 @@
+// What the other chapters need of groups (groups.cpp): a handle for a group they computed.
+#pragma once
+
+#include "mpi/objects.hpp"
+
+namespace rmpl::mpi {
+
+/// A new group handle holding `members` (MPI_GROUP_EMPTY when there are none, as MPI's group
+/// constructors return it).
+MPI_Group make_group(rmpl::group members);
+
+}  // namespace rmpl::mpi
