@@ -17,20 +17,23 @@ MPI_Count per_element(const rmpl_mpi_datatype& t) {
   MPI_Count sum = 0;
   switch (t.combiner) {
     case MPI_COMBINER_DUP:
-    case MPI_COMBINER_RESIZED: return old(0);
-    case MPI_COMBINER_CONTIGUOUS: return n.at(0) * old(0);
+    case MPI_COMBINER_RESIZED:
+      return old(0);
+    case MPI_COMBINER_CONTIGUOUS:
+      return n.at(0) * old(0);
     case MPI_COMBINER_VECTOR:
-    case MPI_COMBINER_HVECTOR: return MPI_Count{n.at(0)} * n.at(1) * old(0);
+    case MPI_COMBINER_HVECTOR:
+      return MPI_Count{n.at(0)} * n.at(1) * old(0);
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
       for (int i = 0; i < n.at(0); ++i) sum += n.at(1 + static_cast<std::size_t>(i));
       return sum * old(0);
     case MPI_COMBINER_INDEXED_BLOCK:
-    case MPI_COMBINER_HINDEXED_BLOCK: return MPI_Count{n.at(0)} * n.at(1) * old(0);
+    case MPI_COMBINER_HINDEXED_BLOCK:
+      return MPI_Count{n.at(0)} * n.at(1) * old(0);
     case MPI_COMBINER_STRUCT:
       for (int i = 0; i < n.at(0); ++i) {
-        sum += MPI_Count{n.at(1 + static_cast<std::size_t>(i))} *
-               old(static_cast<std::size_t>(i));
+        sum += MPI_Count{n.at(1 + static_cast<std::size_t>(i))} * old(static_cast<std::size_t>(i));
       }
       return sum;
     case MPI_COMBINER_SUBARRAY: {
@@ -39,7 +42,8 @@ MPI_Count per_element(const rmpl_mpi_datatype& t) {
       for (int i = 0; i < dims; ++i) product *= n.at(1 + static_cast<std::size_t>(dims + i));
       return product * old(0);
     }
-    default: break;
+    default:
+      break;
   }
   fail(MPI_ERR_TYPE, "cannot count the basic elements of a datatype of combiner {}", t.combiner);
 }

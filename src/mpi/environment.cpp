@@ -32,15 +32,16 @@ std::thread::id main_thread;
 
 void start() {
   if (now == phase::running) fail(MPI_ERR_OTHER, "MPI is already initialized");
-  if (now == phase::after) fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  if (now == phase::after)
+    fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
   api::acquire();
   core::engine& e = api::kernel();
   rmpl_mpi_comm_world.impl = api::world();
   rmpl_mpi_comm_world.name = "MPI_COMM_WORLD";
   rmpl_mpi_comm_world.predefined = true;
   // MPI_COMM_SELF: this process alone, on the pair every process reserves for it.
-  core::communicator self = core::communicator::of(core::context_pool::self_context, {e.rank()},
-                                                   e.rank(), e.size());
+  core::communicator self =
+      core::communicator::of(core::context_pool::self_context, {e.rank()}, e.rank(), e.size());
   rmpl_mpi_comm_self.impl = std::make_shared<detail::comm_impl>(std::move(self));
   rmpl_mpi_comm_self.name = "MPI_COMM_SELF";
   rmpl_mpi_comm_self.predefined = true;
@@ -83,8 +84,10 @@ int PMPI_Init(int*, char***) {
 int PMPI_Init_thread(int*, char***, int required, int* provided) {
   return call(nullptr, "MPI_Init_thread", [&] {
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
-      fail(MPI_ERR_ARG, "required thread level {} is not one of MPI_THREAD_SINGLE (0) to "
-           "MPI_THREAD_MULTIPLE (3)", required);
+      fail(MPI_ERR_ARG,
+           "required thread level {} is not one of MPI_THREAD_SINGLE (0) to "
+           "MPI_THREAD_MULTIPLE (3)",
+           required);
     }
     start();
     *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;

@@ -15,8 +15,12 @@
 #include "mpi/environment.hpp"
 #include "mpi/pool.hpp"
 
-struct rmpl_mpi_errhandler rmpl_mpi_errors_are_fatal{rmpl::mpi::magic::errhandler, nullptr, true};
-struct rmpl_mpi_errhandler rmpl_mpi_errors_return{rmpl::mpi::magic::errhandler, nullptr, true};
+struct rmpl_mpi_errhandler rmpl_mpi_errors_are_fatal {
+  rmpl::mpi::magic::errhandler, nullptr, true
+};
+struct rmpl_mpi_errhandler rmpl_mpi_errors_return {
+  rmpl::mpi::magic::errhandler, nullptr, true
+};
 
 namespace rmpl::mpi {
 namespace {
@@ -81,20 +85,34 @@ std::string without_prefix(const std::string& message) {
 
 int class_of(errc code) noexcept {
   switch (code) {
-    case errc::success: return MPI_SUCCESS;
-    case errc::invalid_argument: return MPI_ERR_ARG;
-    case errc::invalid_rank: return MPI_ERR_RANK;
-    case errc::invalid_tag: return MPI_ERR_TAG;
-    case errc::truncated: return MPI_ERR_TRUNCATE;
-    case errc::request_invalid: return MPI_ERR_REQUEST;
-    case errc::request_pending: return MPI_ERR_PENDING;
-    case errc::no_message: return MPI_ERR_OTHER;
-    case errc::buffer_exhausted: return MPI_ERR_BUFFER;
-    case errc::dead_rank: return MPI_ERR_PROC_FAILED;
-    case errc::not_initialized: return MPI_ERR_OTHER;
-    case errc::system: return MPI_ERR_OTHER;
-    case errc::internal: return MPI_ERR_INTERN;
-    case errc::exhausted: return MPI_ERR_NO_MEM;
+    case errc::success:
+      return MPI_SUCCESS;
+    case errc::invalid_argument:
+      return MPI_ERR_ARG;
+    case errc::invalid_rank:
+      return MPI_ERR_RANK;
+    case errc::invalid_tag:
+      return MPI_ERR_TAG;
+    case errc::truncated:
+      return MPI_ERR_TRUNCATE;
+    case errc::request_invalid:
+      return MPI_ERR_REQUEST;
+    case errc::request_pending:
+      return MPI_ERR_PENDING;
+    case errc::no_message:
+      return MPI_ERR_OTHER;
+    case errc::buffer_exhausted:
+      return MPI_ERR_BUFFER;
+    case errc::dead_rank:
+      return MPI_ERR_PROC_FAILED;
+    case errc::not_initialized:
+      return MPI_ERR_OTHER;
+    case errc::system:
+      return MPI_ERR_OTHER;
+    case errc::internal:
+      return MPI_ERR_INTERN;
+    case errc::exhausted:
+      return MPI_ERR_NO_MEM;
   }
   return MPI_ERR_UNKNOWN;
 }
@@ -118,7 +136,8 @@ int raise(MPI_Comm c, const char* function, int error_class, const std::string& 
     return error_class;
   }
   std::fprintf(stderr, "rmpl: %s (%s; the job is ended: MPI_ERRORS_ARE_FATAL)\n", text.c_str(),
-               class_names[error_class >= 0 && error_class < MPI_ERR_LASTCODE ? error_class : MPI_ERR_UNKNOWN]);
+               class_names[error_class >= 0 && error_class < MPI_ERR_LASTCODE ? error_class
+                                                                              : MPI_ERR_UNKNOWN]);
   abort_job(error_class == 0 ? 1 : error_class);
 }
 

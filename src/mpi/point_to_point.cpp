@@ -202,10 +202,14 @@ MPI_Status receive_message(rmpl_mpi_message& m, void* buf, int n, MPI_Datatype t
 
 send_mode mode_of(char m) {
   switch (m) {
-    case 's': return send_mode::synchronous;
-    case 'b': return send_mode::buffered;
-    case 'r': return send_mode::ready;
-    default: return send_mode::standard;
+    case 's':
+      return send_mode::synchronous;
+    case 'b':
+      return send_mode::buffered;
+    case 'r':
+      return send_mode::ready;
+    default:
+      return send_mode::standard;
   }
 }
 
@@ -256,13 +260,13 @@ int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm
     const rmpl_mpi_comm& target = comm(c);
     const rmpl_mpi_datatype& t = datatype(type);
     const rmpl::core::communicator& k = target.impl->kernel;
-    if (plain(buf, n, t) && (source == MPI_ANY_SOURCE ||
-                             static_cast<unsigned>(source) < static_cast<unsigned>(k.size)))
+    if (plain(buf, n, t) &&
+        (source == MPI_ANY_SOURCE || static_cast<unsigned>(source) < static_cast<unsigned>(k.size)))
         [[likely]] {
       // Straight to the kernel, ranks translated here (what detail::recv does after its checks).
-      rmpl::status s = rmpl::api::kernel().recv(
-          k.context, data_start(buf, t), static_cast<std::size_t>(n) * t.size,
-          source < 0 ? source : k.to_world(source), tag);
+      rmpl::status s = rmpl::api::kernel().recv(k.context, data_start(buf, t),
+                                                static_cast<std::size_t>(n) * t.size,
+                                                source < 0 ? source : k.to_world(source), tag);
       if (s.source >= 0) s.source = k.from_world(s.source);
       to_mpi(s, status);
       return MPI_SUCCESS;
@@ -363,15 +367,15 @@ int PMPI_Recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI
 
 // ---------------------------------------------------------------- send and receive at once
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm c, MPI_Status* status) {
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm c, MPI_Status* status) {
   return call(c, "MPI_Sendrecv", [&]() -> int {
     const rmpl_mpi_comm& target = comm(c);
     const outgoing out = outgoing_of(sendbuf, sendcount, sendtype);
     const incoming in = incoming_of(recvbuf, recvcount, recvtype);
-    const rmpl::status s = rmpl::detail::sendrecv(*target.impl, out.data, out.bytes, dest,
-                                                  sendtag, in.data, in.capacity, source, recvtag);
+    const rmpl::status s = rmpl::detail::sendrecv(*target.impl, out.data, out.bytes, dest, sendtag,
+                                                  in.data, in.capacity, source, recvtag);
     in.deliver(s.bytes);
     to_mpi(s, status);
     return MPI_SUCCESS;

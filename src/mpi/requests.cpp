@@ -124,8 +124,8 @@ int take_completed(int n, MPI_Request* rs, MPI_Status* statuses, bool compact, i
   for (int i = 0; i < n; ++i) {
     rmpl_mpi_request* r = live(rs[i]);
     if (!r || (r->persistent && !r->active) || !complete(*r)) continue;
-    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                     : &statuses[compact ? taken : i];
+    MPI_Status* st =
+        statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[compact ? taken : i];
     try {
       take(&rs[i], st);
     } catch (const error&) {
