@@ -77,6 +77,18 @@ comm_ptr create(const comm_impl& c, const group& members);
 /// overlapping groups pass different tags (in [0, tag_ub]). nullptr for a non-member.
 comm_ptr create_group(const comm_impl& c, const group& members, int tag);
 group members(const comm_impl& c);
+// Intercommunicators (the MPI layer's): `local_group` is an intracommunicator of this process's
+// group, which the agreement on the new communicator's context runs over. The result's ranks are
+// the remote group's (point-to-point names remote ranks) and its rank is this process's in its own
+// group; no collective runs on it.
+/// Collective over both groups: `local_leader` of `local_group` swaps what the groups need with
+/// `remote_leader` of `peer` (significant at the leader only; null there is an error) on `tag`.
+comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const comm_impl* peer,
+                          int remote_leader, int tag);
+comm_ptr intercomm_dup(const comm_impl& inter, const comm_impl& local_group);
+/// An intracommunicator of both groups: the one that passed high = false first (if both passed
+/// the same, the one whose leader has the lower job rank).
+comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, bool high);
 relation compare(const comm_impl* a, const comm_impl* b);
 [[noreturn]] void null_communicator(const char* operation);
 

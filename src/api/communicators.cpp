@@ -4,7 +4,9 @@
 // every color the same pair and slot, since the colors' members are disjoint.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <numeric>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -113,7 +115,8 @@ comm_ptr split(const comm_impl& c, int color, int key) {
   }
   const auto n = static_cast<std::size_t>(c.kernel.size);
   std::vector<int> mine = {color, key}, all(2 * n);
-  request_id id = iallgather(c, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
+  request_id id =
+      iallgather(c, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
   wait(id);
   const claim taken = agree_on_claim(c);
   if (color == undefined) {
@@ -176,6 +179,218 @@ comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
   return make(agree_on_claim(*among_members), std::move(ranks));
 }
 
+// ---- intercommunicators (the MPI layer's) ----
+//
+// An intercommunicator's kernel communicator names the remote group: `world` maps remote ranks to
+// job ranks and `local` job ranks to remote ranks, while `rank` is this process's rank in its own
+// group; so point-to-point on it needs nothing of its own (a destination or source is a remote
+// rank, a status reports one). Its context pair must be free on every process of both groups: each
+// group ANDs its members' free masks over an intracommunicator of its own, the two groups' leaders
+// swap and AND theirs, and each leader broadcasts the result to its group, which then claims the
+// lowest pair free in it, as agree_on_claim does within one communicator.
+
+namespace {
+
+using words = std::vector<std::uint64_t>;
+constexpr std::size_t context_words = std::tuple_size_v<core::context_pool::mask>;
+
+/// This process's free masks: the context pairs' words, then the area slots' word.
+words free_masks() {
+  core::engine& e = api::kernel();
+  const core::context_pool::mask& contexts = e.contexts().free_mask();
+  words out(contexts.begin(), contexts.end());
+  out.push_back(e.areas().free_mask());
+  return out;
+}
+
+/// ANDs `masks` word by word over every member of `c`.
+void and_over(const comm_impl& c, words& masks) {
+  auto span = std::as_writable_bytes(std::span(masks));
+  request_id id = iallreduce(c, span, span, make_reduction<std::uint64_t>(ops::bit_and{}));
+  wait(id);
+}
+
+void and_into(words& masks, const words& other) {
+  for (std::size_t i = 0; i < masks.size(); ++i) masks[i] &= other[i];
+}
+
+template <class T>
+void broadcast_from(const comm_impl& c, std::vector<T>& data, int root) {
+  request_id id = ibroadcast(c, std::as_writable_bytes(std::span(data)), root);
+  wait(id);
+}
+
+/// Swaps `out` for `in` (the same length on both sides) with job rank `peer` on `context` and
+/// `tag`. The receive is posted before the send, so two leaders swapping with each other never
+/// wait on each other's sends.
+void swap_with(std::uint32_t context, int peer, int tag, std::span<const std::byte> out,
+               std::span<std::byte> in, const char* operation) {
+  core::engine& e = api::kernel();
+  core::request* r = e.start_recv(context, in.data(), in.size(), peer, tag);
+  try {
+    e.send(context, out.data(), out.size(), peer, tag, send_mode::standard);
+  } catch (...) {
+    e.cancel(r);
+    if (r->done()) e.free_request(r);
+    throw;
+  }
+  e.wait(r);
+  const status s = e.finish(r);
+  if (s.bytes != in.size()) {
+    base::fail(errc::invalid_argument,
+               "{} on process {}: the remote leader (process {}) sent {} bytes where {} were "
+               "expected (another message with the same tag {}?)",
+               operation, e.rank(), peer, s.bytes, in.size(), tag);
+  }
+}
+
+/// The context pair (and, with `with_area`, the area slot) lowest in `agreed`, claimed here.
+claim claim_agreed(const words& agreed, bool with_area, const char* operation) {
+  core::engine& e = api::kernel();
+  core::context_pool::mask contexts;
+  std::copy_n(agreed.begin(), contexts.size(), contexts.begin());
+  const auto context = e.contexts().claim_lowest(contexts);
+  if (!context) {
+    base::fail(errc::exhausted,
+               "{} on process {}: no communicator context is free on every process of both "
+               "groups ({} in use here): free communicators that are no longer needed",
+               operation, e.rank(), e.contexts().in_use());
+  }
+  const int area = with_area ? e.areas().claim_lowest(agreed[context_words]).value_or(-1) : -1;
+  return {*context, area};
+}
+
+/// The intercommunicator to the `remote` group (job ranks in rank order) on `taken`'s context,
+/// seen from this process, whose rank in its own group is `rank_here`.
+comm_ptr make_inter(claim taken, std::vector<int> remote, int rank_here) {
+  core::engine& e = api::kernel();
+  core::communicator k =
+      core::communicator::of(taken.context, std::move(remote), e.rank(), e.size());
+  k.rank = rank_here;
+  k.area = -1;  // no collectives run on it
+  return std::make_shared<comm_impl>(std::move(k));
+}
+
+/// Agrees between both groups of `inter` on masks (those of `local_group`'s members AND-ed first)
+/// plus one extra word that the leaders swap: returns the masks of all, then the remote group's
+/// extra word. The leaders (rank 0 of each group) swap on the intercommunicator's collective
+/// context, which no user message uses (collectives on intercommunicators are refused), with the
+/// tag of its next collective: every member of both groups counts them alike.
+words agree_between(const comm_impl& inter, const comm_impl& local_group, std::uint64_t extra,
+                    const char* operation) {
+  const int tag = inter.kernel.next_collective_tag();
+  words agreed = free_masks();
+  and_over(local_group, agreed);
+  agreed.push_back(extra);
+  if (local_group.kernel.rank == 0) {
+    words theirs(agreed.size());
+    swap_with(inter.kernel.collective_context(), inter.kernel.to_world(0), tag,
+              std::as_bytes(std::span(agreed)), std::as_writable_bytes(std::span(theirs)),
+              operation);
+    and_into(agreed, theirs);
+    agreed.back() = theirs.back();
+  }
+  broadcast_from(local_group, agreed, 0);
+  return agreed;
+}
+
+}  // namespace
+
+comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const comm_impl* peer,
+                          int remote_leader, int tag) {
+  core::engine& e = api::kernel();
+  const char* operation = "intercomm_create";
+  words agreed = free_masks();
+  and_over(local_group, agreed);
+  // What the leader hands its group: whether it failed, the masks of both groups AND-ed, the size
+  // of the remote group; then the remote group's job ranks.
+  words header(1 + agreed.size() + 1, 0);
+  std::vector<int> remote;
+  const bool leader = local_group.kernel.rank == local_leader;
+  if (leader) {
+    try {
+      if (peer == nullptr) {
+        base::fail(errc::invalid_argument,
+                   "{} on process {}: the local leader has no valid peer "
+                   "communicator",
+                   operation, e.rank());
+      }
+      if (remote_leader < 0 || remote_leader >= peer->kernel.size) {
+        base::fail(errc::invalid_rank,
+                   "{} on process {}: remote leader {} is not a rank of the peer communicator "
+                   "(size {})",
+                   operation, e.rank(), remote_leader, peer->kernel.size);
+      }
+      const int peer_job = peer->kernel.to_world(remote_leader);
+      if (peer_job == e.rank()) {
+        base::fail(errc::invalid_rank,
+                   "{} on process {}: remote leader {} of the peer communicator is the local "
+                   "leader itself",
+                   operation, e.rank(), remote_leader);
+      }
+      if (tag < 0 || tag > tag_ub) {
+        base::fail(errc::invalid_tag, "{} on process {}: tag {} is outside [0, {}]", operation,
+                   e.rank(), tag, tag_ub);
+      }
+      words mine = agreed, theirs(agreed.size() + 1);
+      mine.push_back(static_cast<std::uint64_t>(local_group.kernel.size));
+      swap_with(peer->kernel.context, peer_job, tag, std::as_bytes(std::span(mine)),
+                std::as_writable_bytes(std::span(theirs)), operation);
+      remote.resize(static_cast<std::size_t>(theirs.back()));
+      const std::vector<int> members = job_ranks(local_group);
+      swap_with(peer->kernel.context, peer_job, tag, std::as_bytes(std::span(members)),
+                std::as_writable_bytes(std::span(remote)), operation);
+      and_into(agreed, theirs);
+      std::copy(agreed.begin(), agreed.end(), header.begin() + 1);
+      header.back() = remote.size();
+    } catch (...) {
+      // Tell the group, which would otherwise wait for the leader's broadcast forever.
+      header[0] = 1;
+      broadcast_from(local_group, header, local_leader);
+      throw;
+    }
+  }
+  broadcast_from(local_group, header, local_leader);
+  if (header[0] != 0) {
+    base::fail(errc::invalid_argument,
+               "{} on process {}: the local leader (rank {} of the local communicator) failed to "
+               "reach the remote group (its own error says why)",
+               operation, e.rank(), local_leader);
+  }
+  remote.resize(static_cast<std::size_t>(header.back()));
+  broadcast_from(local_group, remote, local_leader);
+  for (int w : remote) {
+    if (w < 0 || w >= e.size() || local_group.kernel.from_world(w) != undefined) {
+      base::fail(errc::invalid_argument,
+                 "{} on process {}: process {} is in both the local and the remote group (they "
+                 "must be disjoint)",
+                 operation, e.rank(), w);
+    }
+  }
+  agreed.assign(header.begin() + 1, header.end() - 1);
+  return make_inter(claim_agreed(agreed, false, operation), std::move(remote),
+                    local_group.kernel.rank);
+}
+
+comm_ptr intercomm_dup(const comm_impl& inter, const comm_impl& local_group) {
+  const words agreed = agree_between(inter, local_group, 0, "intercomm_dup");
+  return make_inter(claim_agreed(agreed, false, "intercomm_dup"), job_ranks(inter),
+                    local_group.kernel.rank);
+}
+
+comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, bool high) {
+  const words agreed = agree_between(inter, local_group, high ? 1 : 0, "intercomm_merge");
+  const bool remote_high = agreed.back() != 0;
+  // The group that passed high = false comes first; when both passed the same, the group of the
+  // leader with the lower job rank (an order both groups compute alike).
+  const bool local_first =
+      high != remote_high ? !high : local_group.kernel.to_world(0) < inter.kernel.to_world(0);
+  std::vector<int> members = job_ranks(local_group), remote = job_ranks(inter);
+  members.insert(local_first ? members.end() : members.begin(), remote.begin(), remote.end());
+  // Every member's area mask is in `agreed`: the merged communicator may take a slot too.
+  return make(claim_agreed(agreed, true, "intercomm_merge"), std::move(members));
+}
+
 group members(const comm_impl& c) {
   return group(job_ranks(c));
 }
@@ -188,8 +403,10 @@ relation compare(const comm_impl* a, const comm_impl* b) {
 }
 
 void null_communicator(const char* operation) {
-  base::fail(errc::invalid_argument, "{} on a null communicator (one that split or create "
-             "gave to a process outside it, or one already freed)", operation);
+  base::fail(errc::invalid_argument,
+             "{} on a null communicator (one that split or create "
+             "gave to a process outside it, or one already freed)",
+             operation);
 }
 
 void throw_error(errc code, const std::string& message) {

@@ -20,6 +20,7 @@
 #include "api/communicator.hpp"
 #include "coll/combine.hpp"
 #include "mpi/call.hpp"
+#include "mpi/communicators.hpp"
 #include "mpi/datatypes.hpp"
 #include "mpi/operators.hpp"
 #include "mpi/requests.hpp"
@@ -29,6 +30,11 @@ namespace {
 
 using detail::bytes_in;
 using detail::bytes_out;
+
+/// The communicator of a collective: every entry point checks it here.
+const rmpl_mpi_comm& collective_comm(MPI_Comm c) {
+  return intracomm(c, "collectives on intercommunicators are not supported yet");
+}
 
 /// The staging buffers of one collective and what must happen when it completes.
 struct staging {
@@ -318,13 +324,13 @@ bytes_out reduce_output(staging& s, const reduction_plan& p, void* buf, int coun
 // ---- the collectives, each for its blocking (request null) and nonblocking form ----
 
 void barrier(MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   auto s = staging_for(request);
   finish(c, detail::ibarrier(*co.impl), s, request);
 }
 
 void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   not_in_place(buf, "buffer");
   const rmpl_mpi_datatype& t = typed(buf, n, type, "");
   check_root(co, root);
@@ -352,7 +358,7 @@ reduction_plan reduction_args(const void* sendbuf, const void* recvbuf, int n, M
 
 void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
             MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   const rmpl_mpi_datatype& t = *type;
   check_root(co, root);
@@ -382,7 +388,7 @@ enum class all_kind { allreduce, scan, exscan };
 
 void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI_Datatype type,
                    MPI_Op o, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   const rmpl_mpi_datatype& t = *type;
   not_in_place(recvbuf, "receive buffer");
@@ -420,7 +426,7 @@ void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI
 
 void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o,
                           MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const rmpl_mpi_datatype& t = datatype(type);
   count(n, "receive count");
   int total = 0;
@@ -441,7 +447,7 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
 
 void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype type,
                     MPI_Op o, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const rmpl_mpi_datatype& t = datatype(type);
   const int size = co.size();
   if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
@@ -471,7 +477,7 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
 
 void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
             MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -495,7 +501,7 @@ void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, 
 
 void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, const int* rcounts,
              const int* displs, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -520,7 +526,7 @@ void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
 
 void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
              MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -547,7 +553,7 @@ void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
 void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Datatype stype,
               void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm c,
               MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -576,7 +582,7 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
 
 void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
                MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -592,7 +598,7 @@ void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbu
 void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                 const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm c,
                 MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -610,7 +616,7 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
 
 void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
               MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -627,7 +633,7 @@ void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf
 void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
                void* recvbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype,
                MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const int size = co.size(), me = co.rank();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
@@ -653,7 +659,7 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
 void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
                const MPI_Datatype* stypes, void* recvbuf, const int* rcounts, const int* rdispls,
                const MPI_Datatype* rtypes, MPI_Comm c, MPI_Request* request) {
-  const rmpl_mpi_comm& co = comm(c);
+  const rmpl_mpi_comm& co = collective_comm(c);
   const int size = co.size(), me = co.rank();
   const auto n = static_cast<std::size_t>(size);
   const bool in_place = sendbuf == MPI_IN_PLACE;

@@ -1,15 +1,18 @@
 // Communicators (MPI-3.1 6.4 and 6.8): size, rank, group and comparison, the constructors (dup,
 // split, create, create_group) over the kernel's own (rmpl::detail), freeing, names and hints.
-// Every communicator here is an intracommunicator; intercommunicators are not provided (their
-// functions stay undefined, so a program that needs them fails to link).
+// Intercommunicators (MPI-3.1 6.6): create, merge, dup, free, sizes, groups, comparison and
+// point-to-point (objects.hpp says how one is represented); collectives, topologies, split and
+// create on one fail with MPI_ERR_COMM.
 //
 // A new communicator inherits its parent's error handler; a duplicate also gets its topology and
 // the attributes its keyvals' copy callbacks copy. Hints are accepted and none is used, so
 // MPI_Comm_get_info reports none.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "api/runtime.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/call.hpp"
 #include "mpi/communicators.hpp"
@@ -58,10 +61,44 @@ void check_subgroup(const rmpl_mpi_comm& parent, const rmpl_mpi_group& g) {
   }
 }
 
+/// The groups of an intercommunicator's sides compared (MPI_Comm_compare): congruent when both
+/// groups are identical, similar when both hold the same processes.
+int compare_inter(const rmpl_mpi_comm& a, const rmpl_mpi_comm& b) {
+  const relation local = compare(detail::members(*a.local_group), detail::members(*b.local_group));
+  const relation remote = compare(detail::members(*a.impl), detail::members(*b.impl));
+  if (local == relation::unequal || remote == relation::unequal) return MPI_UNEQUAL;
+  return local == relation::identical && remote == relation::identical ? MPI_CONGRUENT
+                                                                       : MPI_SIMILAR;
+}
+
+MPI_Comm make_intercomm(detail::comm_ptr impl, detail::comm_ptr local_group,
+                        const rmpl_mpi_comm& parent) {
+  MPI_Comm made = make_comm(std::move(impl), parent);
+  made->inter = true;
+  made->local_group = std::move(local_group);
+  return made;
+}
+
+rmpl_mpi_comm& intercomm(MPI_Comm c) {
+  rmpl_mpi_comm& checked = comm(c);
+  if (!checked.inter) {
+    fail(MPI_ERR_COMM, "{} is an intracommunicator, not an intercommunicator",
+         checked.name.empty() ? "the communicator" : checked.name);
+  }
+  return checked;
+}
+
 /// A duplicate of `c`: its topology and the attributes its copy callbacks copy (MPI_Comm_dup).
 MPI_Comm duplicate(MPI_Comm c) {
   rmpl_mpi_comm& old = comm(c);
-  MPI_Comm copy = make_comm(detail::dup(*old.impl), old);
+  MPI_Comm copy = MPI_COMM_NULL;
+  if (old.inter) {
+    detail::comm_ptr local_group = detail::dup(*old.local_group);
+    copy = make_intercomm(detail::intercomm_dup(*old.impl, *old.local_group),
+                          std::move(local_group), old);
+  } else {
+    copy = make_comm(detail::dup(*old.impl), old);
+  }
   if (old.topology) copy->topology = std::make_unique<cartesian>(*old.topology);
   try {
     copy_attributes(c, copy);
@@ -92,7 +129,8 @@ using namespace rmpl::mpi;
 
 int PMPI_Comm_size(MPI_Comm c, int* size) {
   return call(c, "MPI_Comm_size", [&] {
-    *size = comm(c).size();
+    const rmpl_mpi_comm& target = comm(c);
+    *size = target.inter ? target.local_group->kernel.size : target.size();
     return MPI_SUCCESS;
   });
 }
@@ -108,7 +146,7 @@ int PMPI_Comm_group(MPI_Comm c, MPI_Group* g) {
   return call(c, "MPI_Comm_group", [&] {
     const rmpl_mpi_comm& target = comm(c);
     if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
-    *g = make_group(rmpl::detail::members(*target.impl));
+    *g = make_group(rmpl::detail::members(target.inter ? *target.local_group : *target.impl));
     return MPI_SUCCESS;
   });
 }
@@ -117,8 +155,15 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   return call(comm1, "MPI_Comm_compare", [&] {
     const rmpl_mpi_comm& a = comm(comm1);
     const rmpl_mpi_comm& b = comm(comm2);
-    *result =
-        &a == &b ? MPI_IDENT : mpi_relation(rmpl::detail::compare(a.impl.get(), b.impl.get()));
+    if (result == nullptr) fail(MPI_ERR_ARG, "the result pointer is null");
+    if (&a == &b) {
+      *result = MPI_IDENT;
+    } else if (a.inter != b.inter) {
+      *result = MPI_UNEQUAL;
+    } else {
+      *result = a.inter ? compare_inter(a, b)
+                        : mpi_relation(rmpl::detail::compare(a.impl.get(), b.impl.get()));
+    }
     return MPI_SUCCESS;
   });
 }
@@ -154,7 +199,10 @@ int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
 
 int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_split", [&] {
-    rmpl_mpi_comm& parent = comm(c);
+    rmpl_mpi_comm& parent =
+        intracomm(c,
+                  "MPI_Comm_split on an intercommunicator is not supported (split the "
+                  "MPI_Intercomm_merge of it instead)");
     checked_out(newcomm);
     if (color < 0 && color != MPI_UNDEFINED) {
       fail(MPI_ERR_ARG, "color {} is negative (MPI_UNDEFINED joins no communicator)", color);
@@ -166,7 +214,10 @@ int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
 
 int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_split_type", [&] {
-    rmpl_mpi_comm& parent = comm(c);
+    rmpl_mpi_comm& parent =
+        intracomm(c,
+                  "MPI_Comm_split_type on an intercommunicator is not supported (split the "
+                  "MPI_Intercomm_merge of it instead)");
     checked_out(newcomm);
     optional_info(info);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
@@ -182,7 +233,10 @@ int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI
 
 int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_create", [&] {
-    rmpl_mpi_comm& parent = comm(c);
+    rmpl_mpi_comm& parent =
+        intracomm(c,
+                  "MPI_Comm_create on an intercommunicator is not supported (create from the "
+                  "MPI_Intercomm_merge of it instead)");
     const rmpl_mpi_group& members = group(g);
     checked_out(newcomm);
     check_subgroup(parent, members);
@@ -193,7 +247,10 @@ int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
 
 int PMPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_create_group", [&] {
-    rmpl_mpi_comm& parent = comm(c);
+    rmpl_mpi_comm& parent =
+        intracomm(c,
+                  "MPI_Comm_create_group on an intercommunicator is not supported (create from "
+                  "the MPI_Intercomm_merge of it instead)");
     const rmpl_mpi_group& members = group(g);
     checked_out(newcomm);
     check_subgroup(parent, members);
@@ -244,8 +301,9 @@ int PMPI_Comm_get_name(MPI_Comm c, char* name, int* resultlen) {
 
 int PMPI_Comm_test_inter(MPI_Comm c, int* flag) {
   return call(c, "MPI_Comm_test_inter", [&] {
-    comm(c);
-    *flag = 0;
+    const bool inter = comm(c).inter;
+    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+    *flag = inter ? 1 : 0;
     return MPI_SUCCESS;
   });
 }
@@ -267,6 +325,91 @@ int PMPI_Comm_get_info(MPI_Comm c, MPI_Info* info_used) {
   });
 }
 
+int PMPI_Comm_remote_size(MPI_Comm c, int* size) {
+  return call(c, "MPI_Comm_remote_size", [&] {
+    const rmpl_mpi_comm& target = intercomm(c);
+    if (size == nullptr) fail(MPI_ERR_ARG, "the size pointer is null");
+    *size = target.size();
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Comm_remote_group(MPI_Comm c, MPI_Group* g) {
+  return call(c, "MPI_Comm_remote_group", [&] {
+    const rmpl_mpi_comm& target = intercomm(c);
+    if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
+    *g = make_group(rmpl::detail::members(*target.impl));
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm* newintercomm) {
+  return call(local_comm, "MPI_Intercomm_create", [&] {
+    rmpl_mpi_comm& local = intracomm(local_comm,
+                                     "local_comm is an intercommunicator; "
+                                     "MPI_Intercomm_create needs an intracommunicator");
+    checked_out(newintercomm);
+    const int local_size = local.size();
+    if (local_leader < 0 || local_leader >= local_size) {
+      fail(MPI_ERR_RANK, "local_leader {} is not a rank of local_comm (size {})", local_leader,
+           local_size);
+    }
+    // peer_comm, remote_leader and tag matter at the local leader only. Its checks must not end
+    // the call there before the agreement starts (the rest of its group would wait for it
+    // forever): a failure is kept and the leader joins the agreement without a peer, which
+    // tells its group that it failed.
+    const rmpl_mpi_comm* peer = nullptr;
+    std::optional<error> leader_error;
+    if (local.rank() == local_leader) {
+      try {
+        const rmpl_mpi_comm& checked =
+            intracomm(peer_comm,
+                      "peer_comm is an intercommunicator; MPI_Intercomm_create needs "
+                      "an intracommunicator");
+        if (remote_leader < 0 || remote_leader >= checked.size()) {
+          fail(MPI_ERR_RANK, "remote_leader {} is not a rank of peer_comm (size {})", remote_leader,
+               checked.size());
+        }
+        if (checked.impl->kernel.to_world(remote_leader) == rmpl::api::kernel().rank()) {
+          fail(MPI_ERR_RANK, "remote_leader {} of peer_comm is the local leader itself",
+               remote_leader);
+        }
+        if (tag < 0 || tag > rmpl::tag_ub) {
+          fail(MPI_ERR_TAG, "tag {} is outside [0, MPI_TAG_UB = {}]", tag, rmpl::tag_ub);
+        }
+        peer = &checked;
+      } catch (const error& e) {
+        leader_error = e;
+      }
+    }
+    // The agreements run on a duplicate of local_comm, which the intercommunicator keeps as its
+    // local group: nothing of the program's own traffic on local_comm can meet them.
+    rmpl::detail::comm_ptr local_group = rmpl::detail::dup(*local.impl);
+    rmpl::detail::comm_ptr made;
+    try {
+      made = rmpl::detail::intercomm_create(*local_group, local_leader,
+                                            peer == nullptr ? nullptr : peer->impl.get(),
+                                            remote_leader, tag);
+    } catch (...) {
+      if (leader_error) throw *leader_error;
+      throw;
+    }
+    *newintercomm = make_intercomm(std::move(made), std::move(local_group), local);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Intercomm_merge(MPI_Comm c, int high, MPI_Comm* newintracomm) {
+  return call(c, "MPI_Intercomm_merge", [&] {
+    const rmpl_mpi_comm& inter = intercomm(c);
+    checked_out(newintracomm);
+    *newintracomm =
+        make_comm(rmpl::detail::intercomm_merge(*inter.impl, *inter.local_group, high != 0), inter);
+    return MPI_SUCCESS;
+  });
+}
+
 RMPL_MPI_DEFINE(Comm_size)
 RMPL_MPI_DEFINE(Comm_rank)
 RMPL_MPI_DEFINE(Comm_group)
@@ -282,5 +425,9 @@ RMPL_MPI_DEFINE(Comm_free)
 RMPL_MPI_DEFINE(Comm_set_name)
 RMPL_MPI_DEFINE(Comm_get_name)
 RMPL_MPI_DEFINE(Comm_test_inter)
+RMPL_MPI_DEFINE(Comm_remote_size)
+RMPL_MPI_DEFINE(Comm_remote_group)
+RMPL_MPI_DEFINE(Intercomm_create)
+RMPL_MPI_DEFINE(Intercomm_merge)
 RMPL_MPI_DEFINE(Comm_set_info)
 RMPL_MPI_DEFINE(Comm_get_info)

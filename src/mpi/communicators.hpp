@@ -2,6 +2,7 @@
 // they had the kernel create (topologies), and its release when that fails half-way.
 #pragma once
 
+#include "mpi/call.hpp"
 #include "mpi/objects.hpp"
 
 namespace rmpl::mpi {
@@ -14,5 +15,15 @@ MPI_Comm make_comm(detail::comm_ptr impl, const rmpl_mpi_comm& parent);
 /// Releases a handle from make_comm without running attribute callbacks (a creation that failed
 /// after the handle was made).
 void discard_comm(MPI_Comm c) noexcept;
+
+/// A live intracommunicator, for what is defined on those only (or not yet on
+/// intercommunicators): an intercommunicator fails with MPI_ERR_COMM and the text `refusal`.
+inline rmpl_mpi_comm& intracomm(MPI_Comm c, const char* refusal) {
+  rmpl_mpi_comm& checked = comm(c);
+  if (checked.inter) [[unlikely]] {
+    fail(MPI_ERR_COMM, "{}", refusal);
+  }
+  return checked;
+}
 
 }  // namespace rmpl::mpi

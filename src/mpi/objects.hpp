@@ -63,8 +63,17 @@ struct rmpl_mpi_comm {
   rmpl::mpi::attribute_map attributes;
   std::unique_ptr<rmpl::mpi::cartesian> topology;
   bool predefined = false;
+  /// An intercommunicator (MPI-3.1 6.6): `impl` then names the remote group (its ranks and size,
+  /// which point-to-point uses, are the remote group's; its rank is this process's in the local
+  /// group) and `local_group` is an intracommunicator of the local group, which gives the local
+  /// size and group and runs the agreements of new communicators made from this one.
+  bool inter = false;
+  rmpl::detail::comm_ptr local_group;
 
+  /// This process's rank (in the local group of an intercommunicator).
   int rank() const noexcept { return impl->kernel.rank; }
+  /// The ranks a destination or source may name (the remote group's size on an
+  /// intercommunicator).
   int size() const noexcept { return impl->kernel.size; }
 };
 

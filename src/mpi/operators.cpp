@@ -201,7 +201,9 @@ bool applies(builtin_op op, type_class g) {
     case builtin_op::logical_and:
     case builtin_op::logical_or:
     case builtin_op::logical_xor:
-      return g == c_integer || g == logical;
+      // MPI-3.1 lists C integers and logicals; MPICH and Open MPI also take the multi-language
+      // integers (MPI_AINT, MPI_OFFSET, MPI_COUNT), and programs written for them rely on it.
+      return g == c_integer || g == fortran_integer || g == logical;
     case builtin_op::bit_and:
     case builtin_op::bit_or:
     case builtin_op::bit_xor:
@@ -226,7 +228,7 @@ const char* what_applies(builtin_op op) {
     case builtin_op::logical_and:
     case builtin_op::logical_or:
     case builtin_op::logical_xor:
-      return "C integer types and MPI_C_BOOL / MPI_CXX_BOOL";
+      return "integer types and MPI_C_BOOL / MPI_CXX_BOOL";
     case builtin_op::bit_and:
     case builtin_op::bit_or:
     case builtin_op::bit_xor:

@@ -141,7 +141,9 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
 int PMPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int,
                      MPI_Comm* comm_cart) {
   return call(c, "MPI_Cart_create", [&] {
-    rmpl_mpi_comm& old = comm(c);
+    rmpl_mpi_comm& old = intracomm(c,
+                                   "MPI_Cart_create on an intercommunicator is erroneous "
+                                   "(topologies are defined on intracommunicators only)");
     const int ranks = grid_size(ndims, dims, old.size());
     if (ndims > 0 && periods == nullptr)
       fail(MPI_ERR_ARG, "periods is null with ndims = {}", ndims);
@@ -274,7 +276,9 @@ int PMPI_Cart_sub(MPI_Comm c, const int remain_dims[], MPI_Comm* newcomm) {
 
 int PMPI_Cart_map(MPI_Comm c, int ndims, const int dims[], const int periods[], int* newrank) {
   return call(c, "MPI_Cart_map", [&] {
-    const rmpl_mpi_comm& old = comm(c);
+    const rmpl_mpi_comm& old = intracomm(c,
+                                         "MPI_Cart_map on an intercommunicator is erroneous "
+                                         "(topologies are defined on intracommunicators only)");
     const int ranks = grid_size(ndims, dims, old.size());
     if (ndims > 0 && periods == nullptr)
       fail(MPI_ERR_ARG, "periods is null with ndims = {}", ndims);

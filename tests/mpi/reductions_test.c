@@ -141,7 +141,7 @@ TYPE_TEST(test_int64, int64_t, MPI_INT64_T, ARITH | LOGICAL | BITWISE, 1)
 BITS(test_uint16, uint16_t)
 TYPE_TEST(test_uint16, uint16_t, MPI_UINT16_T, ARITH | LOGICAL | BITWISE, 0)
 BITS(test_aint, MPI_Aint)
-TYPE_TEST(test_aint, MPI_Aint, MPI_AINT, ARITH | BITWISE, 1)
+TYPE_TEST(test_aint, MPI_Aint, MPI_AINT, ARITH | LOGICAL | BITWISE, 1)
 BITS(test_byte, unsigned char)
 TYPE_TEST(test_byte, unsigned char, MPI_BYTE, BITWISE, 0)
 static bool test_bool_mul(bool a, bool b) {
