@@ -29,20 +29,6 @@ pool<rmpl_mpi_comm>& comms() {
   return p;
 }
 
-int mpi_relation(relation r) noexcept {
-  switch (r) {
-    case relation::identical:
-      return MPI_IDENT;
-    case relation::congruent:
-      return MPI_CONGRUENT;
-    case relation::similar:
-      return MPI_SIMILAR;
-    case relation::unequal:
-      return MPI_UNEQUAL;
-  }
-  return MPI_UNEQUAL;
-}
-
 MPI_Comm* checked_out(MPI_Comm* newcomm) {
   if (newcomm == nullptr) fail(MPI_ERR_ARG, "the new communicator's handle pointer is null");
   return newcomm;

@@ -20,20 +20,6 @@ pool<rmpl_mpi_group>& groups() {
   return p;
 }
 
-int mpi_relation(relation r) noexcept {
-  switch (r) {
-    case relation::identical:
-      return MPI_IDENT;
-    case relation::congruent:
-      return MPI_CONGRUENT;
-    case relation::similar:
-      return MPI_SIMILAR;
-    case relation::unequal:
-      return MPI_UNEQUAL;
-  }
-  return MPI_UNEQUAL;
-}
-
 void check_rank(const rmpl_mpi_group& g, int rank, const char* what, int index) {
   if (rank < 0 || rank >= g.members.size()) {
     fail(MPI_ERR_RANK, "{}[{}] = {} is not a rank of the group (size {})", what, index, rank,
@@ -97,6 +83,20 @@ void store(MPI_Group* newgroup, rmpl::group members) {
 }
 
 }  // namespace
+
+int mpi_relation(relation r) noexcept {
+  switch (r) {
+    case relation::identical:
+      return MPI_IDENT;
+    case relation::congruent:
+      return MPI_CONGRUENT;
+    case relation::similar:
+      return MPI_SIMILAR;
+    case relation::unequal:
+      return MPI_UNEQUAL;
+  }
+  return MPI_UNEQUAL;
+}
 
 MPI_Group make_group(rmpl::group members) {
   if (members.size() == 0) return MPI_GROUP_EMPTY;

@@ -9,4 +9,8 @@ namespace rmpl::mpi {
 /// constructors return it).
 MPI_Group make_group(rmpl::group members);
 
+/// MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL: a relation as MPI's comparisons report it
+/// (MPI_Group_compare and MPI_Comm_compare).
+int mpi_relation(relation r) noexcept;
+
 }  // namespace rmpl::mpi

@@ -200,19 +200,6 @@ MPI_Status receive_message(rmpl_mpi_message& m, void* buf, int n, MPI_Datatype t
   return s;
 }
 
-send_mode mode_of(char m) {
-  switch (m) {
-    case 's':
-      return send_mode::synchronous;
-    case 'b':
-      return send_mode::buffered;
-    case 'r':
-      return send_mode::ready;
-    default:
-      return send_mode::standard;
-  }
-}
-
 /// The attached buffer (MPI_Buffer_attach), returned by MPI_Buffer_detach.
 void* attached = nullptr;
 int attached_size = 0;
@@ -328,7 +315,7 @@ int PMPI_Send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag,
                    MPI_Request* request) {
   return call(c, "MPI_Send_init", [&]() -> int {
     check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, mode_of('-'));
+    *request = send_init(buf, n, type, dest, tag, c, send_mode::standard);
     return MPI_SUCCESS;
   });
 }
@@ -336,7 +323,7 @@ int PMPI_Ssend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag
                     MPI_Request* request) {
   return call(c, "MPI_Ssend_init", [&]() -> int {
     check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, mode_of('s'));
+    *request = send_init(buf, n, type, dest, tag, c, send_mode::synchronous);
     return MPI_SUCCESS;
   });
 }
@@ -344,7 +331,7 @@ int PMPI_Bsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag
                     MPI_Request* request) {
   return call(c, "MPI_Bsend_init", [&]() -> int {
     check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, mode_of('b'));
+    *request = send_init(buf, n, type, dest, tag, c, send_mode::buffered);
     return MPI_SUCCESS;
   });
 }
@@ -352,7 +339,7 @@ int PMPI_Rsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag
                     MPI_Request* request) {
   return call(c, "MPI_Rsend_init", [&]() -> int {
     check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, mode_of('r'));
+    *request = send_init(buf, n, type, dest, tag, c, send_mode::ready);
     return MPI_SUCCESS;
   });
 }
