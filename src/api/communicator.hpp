@@ -20,6 +20,21 @@ struct comm_impl : std::enable_shared_from_this<comm_impl> {
   mutable core::communicator kernel;
 };
 
+/// What splitting an intercommunicator gives this process: the new intercommunicator (as
+/// intercomm_create makes one) and the intracommunicator of its local group; both null where the
+/// result is MPI_COMM_NULL.
+struct intercomm_parts {
+  comm_ptr inter;
+  comm_ptr local_group;
+};
+
+/// MPI_Comm_split on an intercommunicator (MPI_Comm_create is the split by membership, with the
+/// rank in the group as key): the members of `local_group` of this color, by (key, rank), and the
+/// remote group's of the same color, by (key, remote rank). Collective over both groups; null
+/// parts for color `undefined` and for a color the remote group does not have.
+intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_group, int color,
+                                int key);
+
 }  // namespace rmpl::detail
 
 namespace rmpl::api {

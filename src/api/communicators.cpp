@@ -187,7 +187,8 @@ comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
 // rank, a status reports one). Its context pair must be free on every process of both groups: each
 // group ANDs its members' free masks over an intracommunicator of its own, the two groups' leaders
 // swap and AND theirs, and each leader broadcasts the result to its group, which then claims the
-// lowest pair free in it, as agree_on_claim does within one communicator.
+// lowest pair free in it, as agree_on_claim does within one communicator. A split gives every
+// color the same pair, as split does within one communicator.
 
 namespace {
 
@@ -267,15 +268,15 @@ comm_ptr make_inter(claim taken, std::vector<int> remote, int rank_here) {
   core::communicator k =
       core::communicator::of(taken.context, std::move(remote), e.rank(), e.size());
   k.rank = rank_here;
-  k.area = -1;  // no collectives run on it
+  k.area = -1;  // the MPI layer's collectives on it are point-to-point between the groups
   return std::make_shared<comm_impl>(std::move(k));
 }
 
 /// Agrees between both groups of `inter` on masks (those of `local_group`'s members AND-ed first)
 /// plus one extra word that the leaders swap: returns the masks of all, then the remote group's
 /// extra word. The leaders (rank 0 of each group) swap on the intercommunicator's collective
-/// context, which no user message uses (collectives on intercommunicators are refused), with the
-/// tag of its next collective: every member of both groups counts them alike.
+/// context, which no user message uses, with the tag of its next collective: every member of both
+/// groups counts them alike (the MPI layer's collectives on the intercommunicator count there too).
 words agree_between(const comm_impl& inter, const comm_impl& local_group, std::uint64_t extra,
                     const char* operation) {
   const int tag = inter.kernel.next_collective_tag();
@@ -389,6 +390,62 @@ comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, b
   members.insert(local_first ? members.end() : members.begin(), remote.begin(), remote.end());
   // Every member's area mask is in `agreed`: the merged communicator may take a slot too.
   return make(claim_agreed(agreed, true, "intercomm_merge"), std::move(members));
+}
+
+intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_group, int color,
+                                int key) {
+  const char* operation = "intercomm_split";
+  if (color < 0 && color != undefined) {
+    base::fail(errc::invalid_argument,
+               "{} on rank {}: color {} is negative (use rmpl::undefined to join no "
+               "communicator)",
+               operation, local_group.kernel.rank, color);
+  }
+  // Every member's (color, key), this group's gathered here and the remote group's handed over
+  // by the leaders (on the intercommunicator's collective context, with the tag of its next
+  // collective, as agree_between does).
+  const auto n = static_cast<std::size_t>(local_group.kernel.size);
+  const auto remote_n = static_cast<std::size_t>(inter.kernel.size);
+  const std::vector<int> mine = {color, key};
+  std::vector<int> local_pairs(2 * n), remote_pairs(2 * remote_n);
+  request_id id = iallgather(local_group, std::as_bytes(std::span(mine)),
+                             std::as_writable_bytes(std::span(local_pairs)));
+  wait(id);
+  const int tag = inter.kernel.next_collective_tag();
+  if (local_group.kernel.rank == 0) {
+    swap_with(inter.kernel.collective_context(), inter.kernel.to_world(0), tag,
+              std::as_bytes(std::span(local_pairs)),
+              std::as_writable_bytes(std::span(remote_pairs)), operation);
+  }
+  broadcast_from(local_group, remote_pairs, 0);
+  // Members of `color` of one side, by (key, rank on that side), as job ranks.
+  auto chosen = [&](const std::vector<int>& pairs, const comm_impl& side) {
+    std::vector<std::tuple<int, int>> order;
+    for (std::size_t r = 0; 2 * r < pairs.size(); ++r) {
+      if (color != undefined && pairs[2 * r] == color) {
+        order.emplace_back(pairs[2 * r + 1], static_cast<int>(r));
+      }
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<int> out;
+    for (auto [k, r] : order) out.push_back(side.kernel.to_world(r));
+    return out;
+  };
+  // The new local group first (its claim among this group's members), then the new
+  // intercommunicator's context, agreed by both groups with that claim already taken.
+  intercomm_parts made;
+  made.local_group = make(agree_on_claim(local_group), chosen(local_pairs, local_group));
+  const words agreed = agree_between(inter, local_group, 0, operation);
+  const claim taken = claim_agreed(agreed, false, operation);
+  std::vector<int> remote = chosen(remote_pairs, inter);
+  if (!made.local_group || remote.empty()) {
+    // Outside every new group, or a color the remote group does not have: MPI_COMM_NULL.
+    taken.give_back();
+    made.local_group = nullptr;
+    return made;
+  }
+  made.inter = make_inter(taken, std::move(remote), made.local_group->kernel.rank);
+  return made;
 }
 
 group members(const comm_impl& c) {

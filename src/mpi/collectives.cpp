@@ -8,6 +8,11 @@
 // skip copying a rank's own block onto itself, so in place mostly means passing the receive buffer
 // twice; where the kernel needs distinct ranges (reduce-scatter, all-to-all) the input is copied
 // to a staging buffer first.
+//
+// On an intercommunicator (MPI-3.1 5.2.2) the same byte ranges go to intercomm.cpp's collectives
+// instead (the `inter_` functions below): rooted ones take MPI_ROOT / MPI_PROC_NULL / a remote rank
+// as root, buffers of blocks have one block per remote rank, MPI_IN_PLACE is refused, and Scan and
+// Exscan are not defined there (MPI_ERR_COMM).
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -22,6 +27,7 @@
 #include "mpi/call.hpp"
 #include "mpi/communicators.hpp"
 #include "mpi/datatypes.hpp"
+#include "mpi/intercomm.hpp"
 #include "mpi/operators.hpp"
 #include "mpi/requests.hpp"
 
@@ -33,7 +39,7 @@ using detail::bytes_out;
 
 /// The communicator of a collective: every entry point checks it here.
 const rmpl_mpi_comm& collective_comm(MPI_Comm c) {
-  return intracomm(c, "collectives on intercommunicators are not supported yet");
+  return comm(c);
 }
 
 /// The staging buffers of one collective and what must happen when it completes.
@@ -321,17 +327,228 @@ bytes_out reduce_output(staging& s, const reduction_plan& p, void* buf, int coun
   return {staged, bytes};
 }
 
+/// The checks every reduction shares; returns the plan.
+reduction_plan reduction_args(const void* sendbuf, const void* recvbuf, int n, MPI_Datatype type,
+                              MPI_Op o) {
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n, "count");
+  if (sendbuf != MPI_IN_PLACE) buffer(sendbuf, n, t, "send buffer");
+  (void)recvbuf;
+  return plan_reduction(o, type);
+}
+
+// ---- on intercommunicators: the byte ranges for intercomm.cpp ----
+
+/// A rooted collective's root on an intercommunicator: MPI_ROOT, MPI_PROC_NULL or a remote rank.
+void check_inter_root(const rmpl_mpi_comm& c, int root) {
+  if (root == MPI_ROOT || root == MPI_PROC_NULL) return;
+  if (root < 0 || root >= c.size()) {
+    fail(MPI_ERR_ROOT,
+         "root {} is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote group (size {})",
+         root, c.size());
+  }
+}
+
+/// MPI_IN_PLACE has no meaning on an intercommunicator (MPI-3.1 5.2.2).
+void not_in_place_inter(const void* buf, const char* what) {
+  if (buf == MPI_IN_PLACE) {
+    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the {} on an intercommunicator", what);
+  }
+}
+
+/// The size of an intercommunicator's local group (its size() is the remote group's).
+int local_size(const rmpl_mpi_comm& c) {
+  return c.local_group->kernel.size;
+}
+
+void inter_bcast(const rmpl_mpi_comm& co, MPI_Comm c, void* buf, int n, MPI_Datatype type, int root,
+                 MPI_Request* request) {
+  check_inter_root(co, root);
+  auto s = staging_for(request);
+  bytes_out data;
+  if (root == MPI_ROOT) {
+    const rmpl_mpi_datatype& t = typed(buf, n, type, "");
+    const bytes_in sent = send_bytes(*s, buf, n, t);
+    data = {const_cast<std::byte*>(sent.data()), sent.size()};
+  } else if (root != MPI_PROC_NULL) {
+    data = recv_bytes(*s, buf, n, typed(buf, n, type, ""));
+  }
+  finish(c, inter::ibroadcast(co, data, root), s, request);
+}
+
+void inter_reduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf, int n,
+                  MPI_Datatype type, MPI_Op o, int root, MPI_Request* request) {
+  check_inter_root(co, root);
+  auto s = staging_for(request);
+  bytes_in in;
+  bytes_out out;
+  reduction_plan p;
+  if (root == MPI_ROOT) {
+    not_in_place_inter(recvbuf, "receive buffer");
+    p = reduction_args(MPI_IN_PLACE, recvbuf, n, type, o);  // the root sends nothing
+    buffer(recvbuf, n, *type, "receive buffer");
+    out = reduce_output(*s, p, recvbuf, n, *type, false);
+  } else if (root != MPI_PROC_NULL) {
+    not_in_place_inter(sendbuf, "send buffer");
+    p = reduction_args(sendbuf, recvbuf, n, type, o);
+    in = reduce_input(*s, p, sendbuf, n, *type);
+  }
+  finish(c, inter::ireduce(co, in, out, p.kernel, root), s, request);
+}
+
+void inter_allreduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf, int n,
+                     MPI_Datatype type, MPI_Op o, MPI_Request* request) {
+  not_in_place_inter(sendbuf, "send buffer");
+  not_in_place_inter(recvbuf, "receive buffer");
+  reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
+  buffer(recvbuf, n, *type, "receive buffer");
+  auto s = staging_for(request);
+  bytes_in in = reduce_input(*s, p, sendbuf, n, *type);
+  bytes_out out = reduce_output(*s, p, recvbuf, n, *type, false);
+  finish(c, inter::iallreduce(co, in, out, p.kernel), s, request);
+}
+
+/// Reduce-scatter (recvcounts of the local group's ranks, `block` >= 0 for the block form): the
+/// remote group's vectors reduced, scattered over this group.
+void inter_reduce_scatter(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf,
+                          const int* recvcounts, int block, MPI_Datatype type, MPI_Op o,
+                          MPI_Request* request) {
+  not_in_place_inter(sendbuf, "send buffer");
+  not_in_place_inter(recvbuf, "receive buffer");
+  const rmpl_mpi_datatype& t = datatype(type);
+  const int size = local_size(co);
+  std::vector<int> shares(static_cast<std::size_t>(size), block);
+  if (block < 0) {
+    if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
+    shares.assign(recvcounts, recvcounts + size);
+  } else {
+    count(block, "receive count");
+  }
+  long long sum = 0;
+  for (int r = 0; r < size; ++r) {
+    if (shares[static_cast<std::size_t>(r)] < 0) {
+      fail(MPI_ERR_COUNT, "receive count {} (for rank {}) is negative",
+           shares[static_cast<std::size_t>(r)], r);
+    }
+    sum += shares[static_cast<std::size_t>(r)];
+  }
+  if (sum > INT_MAX) fail(MPI_ERR_COUNT, "the receive counts add up to {}, more than an int", sum);
+  const int total = static_cast<int>(sum);
+  reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
+  const int mine = shares[static_cast<std::size_t>(co.rank())];
+  buffer(recvbuf, mine, t, "receive buffer");
+  std::vector<std::size_t> bytes(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    bytes[static_cast<std::size_t>(r)] = kernel_bytes(p, t, shares[static_cast<std::size_t>(r)]);
+  }
+  auto s = staging_for(request);
+  bytes_in in = reduce_input(*s, p, sendbuf, total, t);
+  bytes_out out = reduce_output(*s, p, recvbuf, mine, t, false);
+  finish(c, inter::ireduce_scatter(co, in, out, bytes, p.kernel), s, request);
+}
+
+/// Gather (`varying` false: `rcount` each) and gatherv (`rcounts`, `displs`) to a root of the
+/// other group. `varying` says which, since the counts are significant at the root only.
+void inter_gather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void* sendbuf,
+                  int scount, MPI_Datatype stype, void* recvbuf, int rcount, const int* rcounts,
+                  const int* displs, MPI_Datatype rtype, int root, MPI_Request* request) {
+  check_inter_root(co, root);
+  auto s = staging_for(request);
+  bytes_in in;
+  region out;
+  if (root == MPI_ROOT) {
+    not_in_place_inter(recvbuf, "receive buffer");
+    if (varying) {
+      check_counts(rcounts, displs, co.size(), "receive");
+      out = varying_blocks(*s, recvbuf, rcounts, displs, datatype(rtype), co.size(),
+                           direction::receive);
+    } else {
+      const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+      out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
+    }
+  } else if (root != MPI_PROC_NULL) {
+    not_in_place_inter(sendbuf, "send buffer");
+    in = send_bytes(*s, sendbuf, scount, typed(sendbuf, scount, stype, "send"));
+  }
+  finish(c,
+         varying ? inter::igatherv(co, in, out.data, out.counts, out.displs, root)
+                 : inter::igather(co, in, out.data, root),
+         s, request);
+}
+
+/// Scatter and scatterv from a root of the other group, as inter_gather.
+void inter_scatter(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void* sendbuf,
+                   int scount, const int* scounts, const int* displs, MPI_Datatype stype,
+                   void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Request* request) {
+  check_inter_root(co, root);
+  auto s = staging_for(request);
+  region in;
+  bytes_out out;
+  if (root == MPI_ROOT) {
+    not_in_place_inter(sendbuf, "send buffer");
+    if (varying) {
+      check_counts(scounts, displs, co.size(), "send");
+      in =
+          varying_blocks(*s, sendbuf, scounts, displs, datatype(stype), co.size(), direction::send);
+    } else {
+      const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
+      in = uniform_blocks(*s, sendbuf, scount, st, co.size(), direction::send);
+    }
+  } else if (root != MPI_PROC_NULL) {
+    not_in_place_inter(recvbuf, "receive buffer");
+    out = recv_bytes(*s, recvbuf, rcount, typed(recvbuf, rcount, rtype, "receive"));
+  }
+  finish(c,
+         varying ? inter::iscatterv(co, in.data, in.counts, in.displs, out, root)
+                 : inter::iscatter(co, in.data, out, root),
+         s, request);
+}
+
+/// Allgather and allgatherv: every block comes from the remote group.
+void inter_allgather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void* sendbuf,
+                     int scount, MPI_Datatype stype, void* recvbuf, int rcount, const int* rcounts,
+                     const int* displs, MPI_Datatype rtype, MPI_Request* request) {
+  not_in_place_inter(sendbuf, "send buffer");
+  not_in_place_inter(recvbuf, "receive buffer");
+  const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
+  auto s = staging_for(request);
+  region out;
+  if (varying) {
+    check_counts(rcounts, displs, co.size(), "receive");
+    // Staged, so that the blocks lie packed: the whole range is broadcast within the group, which
+    // must not write between the program's blocks.
+    out = varying_blocks(*s, recvbuf, rcounts, displs, datatype(rtype), co.size(),
+                         direction::receive, true);
+  } else {
+    const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+    out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
+  }
+  bytes_in in = send_bytes(*s, sendbuf, scount, st);
+  finish(c,
+         varying ? inter::iallgatherv(co, in, out.data, out.counts)
+                 : inter::iallgather(co, in, out.data),
+         s, request);
+}
+
+/// The all-to-alls, once their blocks are regions: block r goes to and comes from remote rank r.
+void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const region& out,
+                    const staging_ptr& s, MPI_Request* request) {
+  finish(c, inter::ialltoallv(co, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
+         s, request);
+}
+
 // ---- the collectives, each for its blocking (request null) and nonblocking form ----
 
 void barrier(MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   auto s = staging_for(request);
-  finish(c, detail::ibarrier(*co.impl), s, request);
+  finish(c, co.inter ? inter::ibarrier(co) : detail::ibarrier(*co.impl), s, request);
 }
 
 void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   not_in_place(buf, "buffer");
+  if (co.inter) return inter_bcast(co, c, buf, n, type, root, request);
   const rmpl_mpi_datatype& t = typed(buf, n, type, "");
   check_root(co, root);
   auto s = staging_for(request);
@@ -346,19 +563,10 @@ void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Reques
   finish(c, detail::ibroadcast(*co.impl, data, root), s, request);
 }
 
-/// The checks every reduction shares; returns the plan.
-reduction_plan reduction_args(const void* sendbuf, const void* recvbuf, int n, MPI_Datatype type,
-                              MPI_Op o) {
-  const rmpl_mpi_datatype& t = datatype(type);
-  count(n, "count");
-  if (sendbuf != MPI_IN_PLACE) buffer(sendbuf, n, t, "send buffer");
-  (void)recvbuf;
-  return plan_reduction(o, type);
-}
-
 void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
             MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) return inter_reduce(co, c, sendbuf, recvbuf, n, type, o, root, request);
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   const rmpl_mpi_datatype& t = *type;
   check_root(co, root);
@@ -389,6 +597,13 @@ enum class all_kind { allreduce, scan, exscan };
 void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI_Datatype type,
                    MPI_Op o, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    if (kind != all_kind::allreduce) {
+      fail(MPI_ERR_COMM, "{} is not defined on intercommunicators (MPI-3.1 5.11)",
+           kind == all_kind::scan ? "MPI_Scan" : "MPI_Exscan");
+    }
+    return inter_allreduce(co, c, sendbuf, recvbuf, n, type, o, request);
+  }
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   const rmpl_mpi_datatype& t = *type;
   not_in_place(recvbuf, "receive buffer");
@@ -427,6 +642,9 @@ void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI
 void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o,
                           MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_reduce_scatter(co, c, sendbuf, recvbuf, nullptr, n, type, o, request);
+  }
   const rmpl_mpi_datatype& t = datatype(type);
   count(n, "receive count");
   int total = 0;
@@ -448,6 +666,9 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
 void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype type,
                     MPI_Op o, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_reduce_scatter(co, c, sendbuf, recvbuf, recvcounts, -1, type, o, request);
+  }
   const rmpl_mpi_datatype& t = datatype(type);
   const int size = co.size();
   if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
@@ -478,6 +699,10 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
 void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
             MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_gather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
+                        rtype, root, request);
+  }
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -502,6 +727,10 @@ void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, 
 void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, const int* rcounts,
              const int* displs, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_gather(co, c, true, sendbuf, scount, stype, recvbuf, 0, rcounts, displs, rtype,
+                        root, request);
+  }
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -527,6 +756,10 @@ void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
 void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
              MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_scatter(co, c, false, sendbuf, scount, nullptr, nullptr, stype, recvbuf, rcount,
+                         rtype, root, request);
+  }
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -554,6 +787,10 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
               void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm c,
               MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_scatter(co, c, true, sendbuf, 0, scounts, displs, stype, recvbuf, rcount, rtype,
+                         root, request);
+  }
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -583,6 +820,10 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
 void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
                MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_allgather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
+                           rtype, request);
+  }
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -599,6 +840,10 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
                 const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm c,
                 MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    return inter_allgather(co, c, true, sendbuf, scount, stype, recvbuf, 0, rcounts, displs, rtype,
+                           request);
+  }
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -617,16 +862,20 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
 void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
               MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) not_in_place_inter(sendbuf, "send buffer");
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
   const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
-  if (!in_place) same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "this rank");
+  if (!in_place && !co.inter) {
+    same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "this rank");
+  }
   auto s = staging_for(request);
   // In place, the input is copied out first: the kernel receives into blocks it still sends.
   region in = in_place ? uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::send, true)
                        : uniform_blocks(*s, sendbuf, scount, *st, co.size(), direction::send);
   region out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
+  if (co.inter) return inter_alltoall(c, co, in, out, s, request);
   finish(c, detail::ialltoall(*co.impl, in.data, out.data), s, request);
 }
 
@@ -634,6 +883,7 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
                void* recvbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype,
                MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) not_in_place_inter(sendbuf, "send buffer");
   const int size = co.size(), me = co.rank();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
@@ -643,13 +893,16 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
   if (!in_place) {
     st = &datatype(stype);
     check_counts(scounts, sdispls, size, "send");
-    same_size(data_bytes(*st, scounts[me]), data_bytes(rt, rcounts[me]), "this rank");
+    if (!co.inter) {
+      same_size(data_bytes(*st, scounts[me]), data_bytes(rt, rcounts[me]), "this rank");
+    }
   }
   auto s = staging_for(request);
   region in = in_place
                   ? varying_blocks(*s, recvbuf, rcounts, rdispls, rt, size, direction::send, true)
                   : varying_blocks(*s, sendbuf, scounts, sdispls, *st, size, direction::send);
   region out = varying_blocks(*s, recvbuf, rcounts, rdispls, rt, size, direction::receive);
+  if (co.inter) return inter_alltoall(c, co, in, out, s, request);
   finish(
       c,
       detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
@@ -660,6 +913,7 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
                const MPI_Datatype* stypes, void* recvbuf, const int* rcounts, const int* rdispls,
                const MPI_Datatype* rtypes, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) not_in_place_inter(sendbuf, "send buffer");
   const int size = co.size(), me = co.rank();
   const auto n = static_cast<std::size_t>(size);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -673,7 +927,9 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
     if (size > 0 && stypes == nullptr) fail(MPI_ERR_ARG, "the send datatypes array is null");
     for (std::size_t r = 0; r < n; ++r) st[r] = &datatype(stypes[r]);
     const auto i = static_cast<std::size_t>(me);
-    same_size(data_bytes(*st[i], scounts[me]), data_bytes(*rt[i], rcounts[me]), "this rank");
+    if (!co.inter) {
+      same_size(data_bytes(*st[i], scounts[me]), data_bytes(*rt[i], rcounts[me]), "this rank");
+    }
   }
   auto s = staging_for(request);
   const std::vector<int> rc(rcounts, rcounts + size);
@@ -687,6 +943,7 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
     in = blocks_of(*s, sendbuf, sc, sd, st, true, direction::send);
   }
   region out = blocks_of(*s, recvbuf, rc, rd, rt, true, direction::receive);
+  if (co.inter) return inter_alltoall(c, co, in, out, s, request);
   finish(
       c,
       detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts, out.displs),

@@ -1,8 +1,8 @@
 // Communicators (MPI-3.1 6.4 and 6.8): size, rank, group and comparison, the constructors (dup,
 // split, create, create_group) over the kernel's own (rmpl::detail), freeing, names and hints.
-// Intercommunicators (MPI-3.1 6.6): create, merge, dup, free, sizes, groups, comparison and
-// point-to-point (objects.hpp says how one is represented); collectives, topologies, split and
-// create on one fail with MPI_ERR_COMM.
+// Intercommunicators (MPI-3.1 6.6): create, merge, dup, idup, split, create, free, sizes, groups,
+// comparison (objects.hpp says how one is represented; collectives.cpp and intercomm.cpp run the
+// collectives on one); topologies, split_type and create_group on one fail with MPI_ERR_COMM.
 //
 // A new communicator inherits its parent's error handler; a duplicate also gets its topology and
 // the attributes its keyvals' copy callbacks copy. Hints are accepted and none is used, so
@@ -34,15 +34,17 @@ MPI_Comm* checked_out(MPI_Comm* newcomm) {
   return newcomm;
 }
 
-/// Checks that every member of `g` belongs to `parent` (what create and create_group need).
+/// Checks that every member of `g` belongs to `parent` (what create and create_group need): to
+/// its local group if it is an intercommunicator.
 void check_subgroup(const rmpl_mpi_comm& parent, const rmpl_mpi_group& g) {
+  const detail::comm_impl& members = parent.inter ? *parent.local_group : *parent.impl;
   for (int r = 0; r < g.members.size(); ++r) {
     const int w = g.members.world_rank(r);
-    if (parent.impl->kernel.from_world(w) == undefined) {
+    if (members.kernel.from_world(w) == undefined) {
       fail(MPI_ERR_GROUP,
            "rank {} of the group (process {} of MPI_COMM_WORLD) is not a member "
-           "of the communicator (size {})",
-           r, w, parent.size());
+           "of the communicator's {}group (size {})",
+           r, w, parent.inter ? "local " : "", members.kernel.size);
     }
   }
 }
@@ -60,6 +62,7 @@ int compare_inter(const rmpl_mpi_comm& a, const rmpl_mpi_comm& b) {
 MPI_Comm make_intercomm(detail::comm_ptr impl, detail::comm_ptr local_group,
                         const rmpl_mpi_comm& parent) {
   MPI_Comm made = make_comm(std::move(impl), parent);
+  if (made == MPI_COMM_NULL) return made;
   made->inter = true;
   made->local_group = std::move(local_group);
   return made;
@@ -72,6 +75,15 @@ rmpl_mpi_comm& intercomm(MPI_Comm c) {
          checked.name.empty() ? "the communicator" : checked.name);
   }
   return checked;
+}
+
+/// MPI_Comm_split and MPI_Comm_create on an intercommunicator (MPI-3.1 6.4.2): an
+/// intercommunicator of the local and remote members of this color, MPI_COMM_NULL where either
+/// side has none.
+MPI_Comm split_inter(const rmpl_mpi_comm& parent, int color, int key) {
+  detail::intercomm_parts made =
+      detail::intercomm_split(*parent.impl, *parent.local_group, color, key);
+  return make_intercomm(std::move(made.inter), std::move(made.local_group), parent);
 }
 
 /// A duplicate of `c`: its topology and the attributes its copy callbacks copy (MPI_Comm_dup).
@@ -185,15 +197,13 @@ int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
 
 int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_split", [&] {
-    rmpl_mpi_comm& parent =
-        intracomm(c,
-                  "MPI_Comm_split on an intercommunicator is not supported (split the "
-                  "MPI_Intercomm_merge of it instead)");
+    rmpl_mpi_comm& parent = comm(c);
     checked_out(newcomm);
     if (color < 0 && color != MPI_UNDEFINED) {
       fail(MPI_ERR_ARG, "color {} is negative (MPI_UNDEFINED joins no communicator)", color);
     }
-    *newcomm = make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
+    *newcomm = parent.inter ? split_inter(parent, color, key)
+                            : make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
     return MPI_SUCCESS;
   });
 }
@@ -219,14 +229,18 @@ int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI
 
 int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_create", [&] {
-    rmpl_mpi_comm& parent =
-        intracomm(c,
-                  "MPI_Comm_create on an intercommunicator is not supported (create from the "
-                  "MPI_Intercomm_merge of it instead)");
+    rmpl_mpi_comm& parent = comm(c);
     const rmpl_mpi_group& members = group(g);
     checked_out(newcomm);
     check_subgroup(parent, members);
-    *newcomm = make_comm(rmpl::detail::create(*parent.impl, members.members), parent);
+    if (parent.inter) {
+      // The group names members of the local group (MPI-3.1 6.4.2): a split by membership, in
+      // the group's order.
+      const int in_group = members.members.rank_of_world(rmpl::api::kernel().rank());
+      *newcomm = split_inter(parent, in_group == rmpl::undefined ? MPI_UNDEFINED : 0, in_group);
+    } else {
+      *newcomm = make_comm(rmpl::detail::create(*parent.impl, members.members), parent);
+    }
     return MPI_SUCCESS;
   });
 }
