@@ -1,5 +1,6 @@
 // Allreduce: recursive doubling for short vectors (log n rounds, any operator); Rabenseifner's
-// reduce-scatter by recursive halving + allgather by recursive doubling for long ones; a ring
+// reduce-scatter by recursive halving + allgather by recursive doubling for long ones (any
+// operator: the halving keeps rank order, see reduce.cpp); a ring
 // (reduce-scatter then allgather around the ring) that keeps every rank busy with neighbour
 // transfers only; and reduce + broadcast.
 #include <algorithm>
@@ -42,16 +43,20 @@ namespace {
 constexpr std::size_t fold_chunk = std::size_t{256} << 10;
 
 /// Sends `give` to `partner` while receiving the partner's operand for the range this rank keeps,
-/// folding it into `result` (result = mine op partner's; commutative operators only). Chunk by
-/// chunk, so the data crosses memory once: the partner's chunk is copied straight into `result`
-/// and combined with `mine` there (or, when `mine` is `result` itself, copied to a small scratch
-/// buffer first). The partner runs the same with the roles of the ranges swapped, so the chunks
-/// pair up one to one.
-task fold_exchange(exchange x, int partner, const_bytes give, const_bytes mine, bytes result,
-                   reduction op) {
+/// folding it with `mine` into `result`: result = partner's op mine when the partner's operand
+/// covers the lower ranks (`partner_lower`), mine op partner's otherwise, so that a
+/// non-commutative operator sees rank order. Chunk by chunk, so the data crosses memory once: the
+/// partner's chunk is copied straight into `result` and combined with `mine` there when `mine` is
+/// the left operand (or the operator commutes); otherwise it goes to a small scratch buffer, as
+/// it does when `mine` is `result` itself. The partner runs the same with the roles of the ranges
+/// swapped, so the chunks pair up one to one.
+task fold_exchange(exchange x, int partner, bool partner_lower, const_bytes give, const_bytes mine,
+                   bytes result, reduction op) {
   const std::size_t chunk = fold_chunk - fold_chunk % op.element;
   const bool in_place = mine.data() == result.data();
-  scratch incoming(in_place ? std::min(chunk, result.size()) : 0);
+  // Whether the partner's chunk lands in `result` and `mine` is combined into it from the left.
+  const bool straight = !in_place && (!partner_lower || op.commutative);
+  scratch incoming(straight ? 0 : std::min(chunk, result.size()));
   for (std::size_t at = 0; at < give.size() || at < result.size(); at += chunk) {
     if (at < give.size()) x.send(give.subspan(at, std::min(chunk, give.size() - at)), partner);
     if (at >= result.size()) {
@@ -59,13 +64,21 @@ task fold_exchange(exchange x, int partner, const_bytes give, const_bytes mine, 
       continue;
     }
     bytes part = result.subspan(at, std::min(chunk, result.size() - at));
-    bytes target = in_place ? bytes(incoming).first(part.size()) : part;
+    const_bytes own = mine.subspan(at, part.size());
+    bytes target = straight ? part : bytes(incoming).first(part.size());
     x.recv(target, partner);
+    // A non-commutative operator with the partner first wants mine as the right operand, which
+    // combine() reads from (and writes to) `result`: put it there.
+    if (!straight && !in_place) copy_bytes(part, own);
     co_await x.all();
-    if (in_place) {
-      reduce_into(op, target, part);
+    if (straight) {
+      reduce_into(op, own, part);  // mine op partner's
+    } else if (partner_lower || op.commutative) {
+      reduce_into(op, target, part);  // partner's op mine
     } else {
-      reduce_into(op, mine.subspan(at, part.size()), part);
+      // In place with the partner's operand second: combine into the scratch chunk, copy back.
+      reduce_into(op, part, target);
+      copy_bytes(part, target);
     }
   }
 }
@@ -81,11 +94,13 @@ task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op)
   // in place saves copying it to `out` first.
   const_bytes mine = in;
 
+  // The even rank of each of the first rem pairs folds into the odd one (even's op odd's), so
+  // new rank i covers a contiguous range of ranks, below new rank i + 1's.
   if (rank < 2 * rem) {
     if (rank % 2 == 0) {
-      co_await x.run(fold_exchange(x, rank + 1, in, {}, {}, op));
+      co_await x.run(fold_exchange(x, rank + 1, false, in, {}, {}, op));
     } else {
-      co_await x.run(fold_exchange(x, rank - 1, {}, in, acc, op));
+      co_await x.run(fold_exchange(x, rank - 1, true, {}, in, acc, op));
       mine = acc;
     }
   }
@@ -93,26 +108,28 @@ task allreduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op)
   if (newrank >= 0) {
     const even_blocks blocks(count, op.element, pof2);
     auto range = [&](auto b, int first, int last) { return blocks.range(b, first, last); };
-    // Reduce-scatter by recursive halving: [first, last) is the block range still held.
+    // Reduce-scatter by recursive halving (binary swap), partners at distance mask = 1, 2, 4...:
+    // before the step this rank's partial for [first, last), like its partner's, covers the new
+    // ranks of its aligned group of `mask`, the two groups adjacent; the fold keeps rank order.
+    // The lower rank keeps the lower half, so new rank r ends with block bit-reverse(r).
     int first = 0, last = pof2;
-    for (int mask = pof2 / 2; mask > 0; mask /= 2) {
+    for (int mask = 1; mask < pof2; mask *= 2) {
       const int partner_new = newrank ^ mask;
       const int partner = unpaired_rank(partner_new, rem);
       const int middle = first + (last - first) / 2;
-      // The lower rank keeps the lower half.
       const bool keep_lower = newrank < partner_new;
       const int keep_first = keep_lower ? first : middle, keep_last = keep_lower ? middle : last;
       const int give_first = keep_lower ? middle : first, give_last = keep_lower ? last : middle;
-      co_await x.run(fold_exchange(x, partner, range(mine, give_first, give_last),
+      co_await x.run(fold_exchange(x, partner, !keep_lower, range(mine, give_first, give_last),
                                    range(mine, keep_first, keep_last),
                                    range(acc, keep_first, keep_last), op));
       mine = acc;
       first = keep_first;
       last = keep_last;
     }
-    // Allgather by recursive doubling, retracing the halving.
+    // Allgather by recursive doubling, retracing the halving (the widest distance first).
     if (pof2 == 1) copy_bytes(acc, mine);
-    for (int mask = 1; mask < pof2; mask *= 2) {
+    for (int mask = pof2 / 2; mask > 0; mask /= 2) {
       const int partner_new = newrank ^ mask;
       const int partner = unpaired_rank(partner_new, rem);
       const int width = last - first;

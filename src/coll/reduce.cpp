@@ -1,8 +1,11 @@
 // Reduce: a binomial tree (the seeds' hypercube reduce), which also serves non-commutative
 // operators by reducing towards rank 0 in rank order; and Rabenseifner's reduce-scatter by
-// recursive halving followed by a binomial gather (ACLMPL's binary swap), which moves each byte
-// O(1) times instead of O(log n) for long vectors of a commutative operator.
+// recursive halving followed by a binomial gather (ACLMPL's binary swap, which the seed built for
+// compositing images with the non-commutative "over"), which moves each byte O(1) times instead of
+// O(log n) for long vectors, of any operator: partners at distance 1, 2, 4... combine aligned,
+// adjacent ranges of ranks, the lower range first.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "coll/algorithms.hpp"
@@ -46,8 +49,13 @@ task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, in
   const int n = x.size(), rank = x.rank();
   const int pof2 = floor_pow2(n), rem = n - pof2;
   const std::size_t count = in.size() / op.element;
-  scratch acc = scratch::copy_of(in), incoming(in.size());
+  scratch first_buffer = scratch::copy_of(in), second_buffer(in.size());
+  // acc holds this rank's partial for the blocks it answers for; incoming takes the partner's.
+  // They swap roles whenever the result of a step is left in incoming.
+  bytes acc = first_buffer, incoming = second_buffer;
 
+  // The even rank of each of the first rem pairs folds into the odd one (acc = even's op odd's),
+  // so new rank i covers a contiguous range of ranks, below new rank i + 1's.
   if (x.rank() < 2 * rem) co_await x.run(pair_up(x, rem, acc, incoming, op));
   const int newrank = paired_rank(rank, rem);
   // The root's stand-in among the new ranks: itself, or the odd partner that holds its data.
@@ -55,13 +63,17 @@ task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, in
 
   if (newrank >= 0) {
     const even_blocks blocks(count, op.element, pof2);
-    // Reduce-scatter by recursive halving: keep the half of the range the partner does not.
+    // Reduce-scatter by recursive halving, partners at distance mask = 1, 2, 4...: before the
+    // step, this rank's partial (and its partner's, for the same blocks) covers the new ranks of
+    // its aligned group of `mask`, the two groups adjacent. The lower rank keeps the lower half
+    // of the blocks; each combines its partner's partial as op(lower group, upper group).
     int send_idx = 0, recv_idx = 0, last_idx = pof2;
     int mask = 1;
     for (; mask < pof2; mask *= 2) {
       const int partner = unpaired_rank(newrank ^ mask, rem);
+      const bool lower = newrank < (newrank ^ mask);
       std::size_t send_bytes, recv_bytes;
-      if (newrank < (newrank ^ mask)) {
+      if (lower) {
         send_idx = recv_idx + pof2 / (mask * 2);
         send_bytes = blocks.sum(send_idx, last_idx);
         recv_bytes = blocks.sum(recv_idx, send_idx);
@@ -71,10 +83,17 @@ task reduce_rabenseifner(exchange x, const_bytes in, bytes out, reduction op, in
         recv_bytes = blocks.sum(recv_idx, last_idx);
       }
       x.send(const_bytes(acc).subspan(blocks.at(send_idx), send_bytes), partner);
-      x.recv(bytes(incoming).subspan(blocks.at(recv_idx), recv_bytes), partner);
+      bytes theirs = incoming.subspan(blocks.at(recv_idx), recv_bytes);
+      x.recv(theirs, partner);
       co_await x.all();
-      reduce_into(op, bytes(incoming).subspan(blocks.at(recv_idx), recv_bytes),
-                  bytes(acc).subspan(blocks.at(recv_idx), recv_bytes));
+      bytes ours = acc.subspan(blocks.at(recv_idx), recv_bytes);
+      if (lower) {
+        // incoming = ours op theirs: the result stays in incoming, which becomes acc.
+        reduce_into(op, ours, theirs);
+        std::swap(acc, incoming);
+      } else {
+        reduce_into(op, theirs, ours);
+      }
       send_idx = recv_idx;
       last_idx = recv_idx + pof2 / (mask * 2);
     }

@@ -1,8 +1,8 @@
 // Which algorithm runs a collective. Each collective has a default choice by message size and rank
 // count ("auto"); RMPL_COLL_<NAME>=<algorithm> (e.g. RMPL_COLL_ALLREDUCE=ring) forces one for the
 // whole job, and force_algorithm() does the same from inside a process (tests and benchmarks).
-// An algorithm that cannot run a particular call (a non-commutative operator for rabenseifner)
-// falls back to one that can: every algorithm gives the same result.
+// An algorithm that cannot run a particular call (a non-commutative operator for a ring) falls
+// back to one that can: every algorithm gives the same result.
 #pragma once
 
 #include <span>
@@ -30,8 +30,9 @@ enum class collective : unsigned char {
   reduce_scatter_block,
 };
 inline constexpr std::string_view collective_names[] = {
-    "barrier", "broadcast", "reduce",  "allreduce",  "scan",           "exscan",
-    "gather",  "gatherv",   "scatter", "scatterv",   "allgather",      "allgatherv",
+    "barrier",  "broadcast", "reduce",         "allreduce",
+    "scan",     "exscan",    "gather",         "gatherv",
+    "scatter",  "scatterv",  "allgather",      "allgatherv",
     "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block"};
 
 /// The algorithms a collective knows, "auto" first. Throws rmpl::error on an unknown collective.

@@ -134,7 +134,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
   check_root(t, c, root);
   std::string_view name = chosen(t, c);
   if (name == "auto") {
-    name = shared_suits(t, data.size(), 4u << 20)       ? "shared"
+    name = shared_suits(t, data.size(), 4u << 20)           ? "shared"
            : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
                                                             : "scatter_allgather";
   }
@@ -157,13 +157,13 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
   check_reduction(t, c, in, op);
   if (t.comm.rank == root) check_room(t, c, out.size(), in.size(), "receive buffer");
   const std::size_t count = in.size() / op.element;
-  const bool halving_fits =
-      op.commutative && count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
+  // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
+  const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
   std::string_view name = chosen(t, c);
   if (name == "auto") {
-    name = shared_suits(t, in.size(), ~std::size_t{0})    ? "shared"
-           : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
-                                                      : "binomial";
+    name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
+           : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
+                                                       : "binomial";
   }
   if (name == "shared") {
     return launch(t, c, name, in.size(),
@@ -183,17 +183,17 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
   check_room(t, c, out.size(), in.size(), "receive buffer");
   std::string_view name = chosen(t, c);
   if (name == "auto") {
-    name = t.comm.area >= 0                                  ? "shared"
-           : op.commutative && in.size() >= (16u << 10) ? "rabenseifner"
-                                                         : "recursive_doubling";
+    name = t.comm.area >= 0           ? "shared"
+           : in.size() >= (16u << 10) ? "rabenseifner"
+                                      : "recursive_doubling";
   }
   if (name == "shared") {
     return launch(t, c, name, in.size(),
                   [&](exchange x) { return allreduce_shared(x, in, out, op); });
   }
-  // The halving and ring algorithms reorder operands: non-commutative operators take recursive
-  // doubling, which keeps rank order.
-  if ((name == "rabenseifner" || name == "ring") && !op.commutative) name = "recursive_doubling";
+  // The ring reorders operands: non-commutative operators take the halving (binary swap), which
+  // keeps rank order.
+  if (name == "ring" && !op.commutative) name = "rabenseifner";
   if (name == "rabenseifner") {
     return launch(t, c, name, in.size(),
                   [&](exchange x) { return allreduce_rabenseifner(x, in, out, op); });
@@ -219,26 +219,27 @@ core::request* start_scan(const target& t, const_bytes in, bytes out, const redu
     return launch(t, c, "linear", in.size(),
                   [&](exchange x) { return scan_linear(x, in, out, op, exclusive); });
   }
-  return launch(t, c, "recursive_doubling", in.size(), [&](exchange x) {
-    return scan_recursive_doubling(x, in, out, op, exclusive);
-  });
+  return launch(t, c, "recursive_doubling", in.size(),
+                [&](exchange x) { return scan_recursive_doubling(x, in, out, op, exclusive); });
 }
 
 namespace {
 
-core::request* start_reduce_scatter_layout(const target& t, collective c, const_bytes in,
-                                           bytes out, layout recv, const reduction& op) {
+core::request* start_reduce_scatter_layout(const target& t, collective c, const_bytes in, bytes out,
+                                           layout recv, const reduction& op) {
   const std::size_t mine = recv.count(t.comm.rank);
   check_room(t, c, out.size(), mine, "receive buffer");
   for (int r = 0; r < t.comm.size; ++r) {
     if (recv.count(r) % op.element != 0) {
-      reject(t, c, errc::invalid_argument, "rank {}'s share of {} bytes is not a whole number "
-             "of {}-byte elements", r, recv.count(r), op.element);
+      reject(t, c, errc::invalid_argument,
+             "rank {}'s share of {} bytes is not a whole number "
+             "of {}-byte elements",
+             r, recv.count(r), op.element);
     }
   }
   std::string_view name = forced(c);
   if (name == "auto") {
-    name = !op.commutative ? "reduce_scatterv"
+    name = !op.commutative            ? "reduce_scatterv"
            : in.size() < (512u << 10) ? "recursive_halving"
                                       : "pairwise";
   }
@@ -292,13 +293,12 @@ core::request* start_gather(const target& t, const_bytes in, bytes out, int root
                   [&](exchange x) { return gather_binomial(x, in, out, root); });
   }
   layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, in.size()) : layout{};
-  return launch(t, c, "linear", in.size(), [&](exchange x) {
-    return gatherv_linear(x, in, out, std::move(blocks), root);
-  });
+  return launch(t, c, "linear", in.size(),
+                [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
 }
 
-core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts,
-                             sizes displs, int root) {
+core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts, sizes displs,
+                             int root) {
   constexpr auto c = collective::gatherv;
   check_root(t, c, root);
   layout blocks;
@@ -309,9 +309,8 @@ core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes c
              in.size(), blocks.count(root));
     }
   }
-  return launch(t, c, "linear", in.size(), [&](exchange x) {
-    return gatherv_linear(x, in, out, std::move(blocks), root);
-  });
+  return launch(t, c, "linear", in.size(),
+                [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
 }
 
 core::request* start_scatter(const target& t, const_bytes in, bytes out, int root) {
@@ -326,9 +325,8 @@ core::request* start_scatter(const target& t, const_bytes in, bytes out, int roo
                   [&](exchange x) { return scatter_binomial(x, in, out, root); });
   }
   layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, out.size()) : layout{};
-  return launch(t, c, "linear", out.size(), [&](exchange x) {
-    return scatterv_linear(x, in, std::move(blocks), out, root);
-  });
+  return launch(t, c, "linear", out.size(),
+                [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
 }
 
 core::request* start_scatterv(const target& t, const_bytes in, sizes counts, sizes displs,
@@ -340,9 +338,8 @@ core::request* start_scatterv(const target& t, const_bytes in, sizes counts, siz
     blocks = checked_layout(t, c, counts, displs, in.size(), "send buffer");
     check_room(t, c, out.size(), blocks.count(root), "receive buffer");
   }
-  return launch(t, c, "linear", out.size(), [&](exchange x) {
-    return scatterv_linear(x, in, std::move(blocks), out, root);
-  });
+  return launch(t, c, "linear", out.size(),
+                [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
 }
 
 core::request* start_allgather(const target& t, const_bytes in, bytes out) {
@@ -361,8 +358,7 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
                   [&](exchange x) { return allgather_recursive_doubling(x, in, out); });
   }
   if (name == "bruck") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return allgather_bruck(x, in, out); });
+    return launch(t, c, name, in.size(), [&](exchange x) { return allgather_bruck(x, in, out); });
   }
   return launch(t, c, "ring", in.size(), [&](exchange x) {
     return allgather_ring(x, in, out, layout::uniform(n, in.size()));
@@ -377,9 +373,8 @@ core::request* start_allgatherv(const target& t, const_bytes in, bytes out, size
     reject(t, c, errc::invalid_argument, "this rank sends {} bytes but its count says {}",
            in.size(), blocks.count(t.comm.rank));
   }
-  return launch(t, c, "ring", in.size(), [&](exchange x) {
-    return allgather_ring(x, in, out, std::move(blocks));
-  });
+  return launch(t, c, "ring", in.size(),
+                [&](exchange x) { return allgather_ring(x, in, out, std::move(blocks)); });
 }
 
 core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
@@ -400,18 +395,15 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
   }
   layout blocks = layout::uniform(n, block);
   if (name == "pairwise") {
-    return launch(t, c, name, block, [&](exchange x) {
-      return alltoall_pairwise(x, in, blocks, out, blocks);
-    });
+    return launch(t, c, name, block,
+                  [&](exchange x) { return alltoall_pairwise(x, in, blocks, out, blocks); });
   }
-  return launch(t, c, "linear", block, [&](exchange x) {
-    return alltoall_linear(x, in, blocks, out, blocks);
-  });
+  return launch(t, c, "linear", block,
+                [&](exchange x) { return alltoall_linear(x, in, blocks, out, blocks); });
 }
 
 core::request* start_alltoallv(const target& t, const_bytes in, sizes send_counts,
-                               sizes send_displs, bytes out, sizes recv_counts,
-                               sizes recv_displs) {
+                               sizes send_displs, bytes out, sizes recv_counts, sizes recv_displs) {
   constexpr auto c = collective::alltoallv;
   layout send = checked_layout(t, c, send_counts, send_displs, in.size(), "send buffer");
   layout recv = checked_layout(t, c, recv_counts, recv_displs, out.size(), "receive buffer");

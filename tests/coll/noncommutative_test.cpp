@@ -6,7 +6,9 @@
 // almost never commute, so any reordering changes the product) and concatenation of short
 // sequences of rank numbers (a wrong result reads as the order the library used, e.g. [0 2 1 3]).
 // Both also run on communicators whose ranks are not the job's, where rank order means the
-// communicator's order.
+// communicator's order. Binary swap (reduce and allreduce "rabenseifner", the default for long
+// vectors on a communicator without a collective area) is checked on its own at the counts and
+// rank counts that exercise its halving and its folding of the first ranks in pairs.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -95,6 +97,112 @@ TEST_F(MatrixProducts, FollowTheCommunicatorsRankOrder) {
       SCOPED_TRACE(collective);
       sweep_reduction<mat2>(collective, *c, matrix_product(), random_matrices(), {1, 1001}, 0);
       if (HasFailure()) return;
+    }
+  }
+}
+
+// ---- binary swap (reduce and allreduce "rabenseifner") ----
+
+/// The largest power of two not above n.
+std::size_t floor_pow2(int n) {
+  std::size_t p = 1;
+  while (p * 2 <= static_cast<std::size_t>(n)) p *= 2;
+  return p;
+}
+
+// Binary swap halves the vector between partners at distance 1, 2, 4...: each partial covers an
+// aligned range of ranks and partners combine theirs lower range first; on 2^k + rem ranks the
+// first rem pairs (2i, 2i + 1) fold first. Forced on the world (which would otherwise take the
+// shared areas), at the fewest elements it takes (one per block), counts that leave the blocks
+// uneven, and past the sizes where it is the default (64 KiB for reduce, 16 KiB for allreduce),
+// every root and form.
+TEST_F(MatrixProducts, BinarySwapKeepsRankOrder) {
+  auto c = world();
+  const std::size_t fewest = floor_pow2(size());
+  for (const std::string collective : {"reduce", "allreduce"}) {
+    SCOPED_TRACE(collective);
+    coll_test::forced_algorithm scope(collective, "rabenseifner");
+    for (std::size_t count : {fewest, fewest + 1, 2 * fewest + 3, std::size_t{2053}}) {
+      const int roots = collective == "reduce" ? size() : 1;
+      for (int root = 0; root < roots; ++root) {
+        for (form f : {form::blocking, form::nonblocking, form::in_place}) {
+          coll_test::check_reduction<mat2>(collective, c, matrix_product(), random_matrices(),
+                                           count, collective == "reduce" ? root : -1, f);
+          if (coll_test::any_failed(c)) return;
+        }
+      }
+    }
+  }
+}
+
+/// Reduce (to the last rank) or allreduce of `count` random matrices on `c` with the default
+/// algorithm, checked against the serial product; returns how many products this rank computed.
+std::size_t products_computed(const rmpl::communicator& c, const std::string& collective,
+                              std::size_t count) {
+  SCOPED_TRACE(collective + " of " + std::to_string(count) + " matrices");
+  const int salt = coll_test::next_salt();
+  const element_fn<mat2> e = random_matrices();
+  const std::vector<mat2> in = coll_test::operand(e, c.rank(), 0, count, salt);
+  std::vector<mat2> out(count);
+  std::size_t products = 0;
+  auto counted = [&products, op = matrix_product()](const mat2& x, const mat2& y) {
+    ++products;
+    return op(x, y);
+  };
+  const int root = c.size() - 1;
+  if (collective == "reduce") {
+    c.reduce(in, out, counted, root);
+  } else {
+    c.allreduce(in, out, counted);
+  }
+  if (collective == "allreduce" || c.rank() == root) {
+    EXPECT_EQ(coll_test::first_difference(
+                  out, coll_test::reduced(matrix_product(), e, salt, 0, c.size(), 0, count)),
+              "");
+  }
+  return products;
+}
+
+// On a communicator without a collective area, the default for a non-commutative operator is the
+// same as for a commutative one: binary swap from 64 KiB (reduce) and 16 KiB (allreduce), where
+// the last rank computes products (the binomial tree's last rank only sends) and fewer than one
+// per element (recursive doubling's computes at least one per element).
+TEST_F(MatrixProducts, BinarySwapIsTheDefaultWithoutAnArea) {
+  auto w = world();
+  // The world holds an area and the dups take the others: the last dup has none.
+  std::vector<rmpl::communicator> dups;
+  const long slots = rmpl_test::env_long("RMPL_COLL_SLOTS", 8);
+  for (long i = 0; i < slots; ++i) dups.push_back(w.dup());
+  const rmpl::communicator& c = dups.back();
+  const bool last = c.rank() == c.size() - 1 && c.size() > 1;
+  const std::size_t large = std::size_t{1} << 17;  // 4 MiB of matrices
+  {
+    coll_test::forced_algorithm scope("reduce", "auto");
+    const std::size_t below = (std::size_t{64} << 10) / sizeof(mat2) - 1;
+    const std::size_t tree = products_computed(c, "reduce", below);
+    if (last) {
+      EXPECT_EQ(tree, 0u) << "below 64 KiB: the binomial tree";
+    }
+    for (std::size_t count : {below + 2, large + 3}) {
+      const std::size_t swap = products_computed(c, "reduce", count);
+      if (last) {
+        EXPECT_GT(swap, 0u) << count << " matrices: binary swap";
+        EXPECT_LT(swap, count) << count << " matrices: binary swap";
+      }
+    }
+  }
+  {
+    coll_test::forced_algorithm scope("allreduce", "auto");
+    const std::size_t below = (std::size_t{16} << 10) / sizeof(mat2) - 1;
+    const std::size_t doubling = products_computed(c, "allreduce", below);
+    if (last) {
+      EXPECT_GE(doubling, below) << "below 16 KiB: recursive doubling";
+    }
+    for (std::size_t count : {below + 1, large + 3}) {
+      const std::size_t swap = products_computed(c, "allreduce", count);
+      if (last) {
+        EXPECT_LT(swap, count) << count << " matrices: binary swap";
+      }
     }
   }
 }
