@@ -1,8 +1,9 @@
-"""What bench/run-pingpong and bench/run-collectives share: building rmpl's targets and the MPI
-programs (with each peer, and against rmpl's own MPI layer, libmpi.so), launching a program under
-rmplrun / Open MPI / MPICH, running a command with a timeout,
-sampling how busy the machine is, the vCPU placement probe, statistics and formatting, and writing a
-section of docs/benchmarks.md between markers.
+"""What bench/run-pingpong, bench/run-collectives and bench/rmpl-bench share: building rmpl's targets
+and the MPI programs (with each peer, and against rmpl's own MPI layer, libmpi.so; one compiler per
+CPU at once, an up-to-date executable kept), launching a program under rmplrun / Open MPI / MPICH,
+running a command with a timeout, progress with the time left, sampling how busy the machine is,
+the vCPU placement probe, statistics and formatting, and writing a section of docs/benchmarks.md
+between markers.
 
 Standard library only. The scripts set `PROG` (the prefix of the messages on stderr) before calling.
 """
@@ -25,9 +26,13 @@ PROG = "bench"  # set by the calling script: the prefix of its messages
 # API (the one the bars judge), the same MPI program as the peers' built against rmpl's MPI layer
 # (libmpi.so, run under rmplrun), then the peers.
 LIBS = ["rmpl", "rmpl-mpi", "ompi", "mpich"]
-LIB_NAMES = {"rmpl": "rmpl", "rmpl-mpi": "rmpl (MPI layer)", "ompi": "Open MPI", "mpich": "MPICH"}
+LIB_NAMES = {"rmpl": "rmpl", "rmpl-mpi": "rmpl (MPI layer)", "ompi": "Open MPI", "mpich": "MPICH",
+             "put": "raw put (fabric)"}
 PEERS = ["ompi", "mpich"]
-RMPLRUN_LIBS = ("rmpl", "rmpl-mpi")  # the libraries launched with rmplrun
+# The libraries launched with rmplrun ("put": bench/reference/raw_put.cpp, rmpl's fabric layer alone).
+RMPLRUN_LIBS = ("rmpl", "rmpl-mpi", "put")
+MPI_LIBS = ("rmpl-mpi", "ompi", "mpich")  # the builds of one MPI program (see build_mpi_programs)
+PEER_CC = {"ompi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
 # How build_mpi built each MPI flavour (lib: a short description for the report).
 BUILT_WITH = {}
 BUSY_SAMPLE = 0.25  # seconds of /proc/stat sampling before each run
@@ -79,6 +84,16 @@ def run_cmd(cmd, timeout, env=None):
     try:
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err, time.monotonic() - t0
+    except KeyboardInterrupt:
+        # The run is in its own session, so the terminal's Ctrl-C did not reach it: end it too.
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=3)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                continue
+        raise
     except subprocess.TimeoutExpired:
         out, err = "", ""
         for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -156,21 +171,115 @@ def build_rmpl(build_dir, targets, problems, optional=()):
                 log(f"{PROG}: building {t} failed (going on without it): {(out + err).strip()[-800:]}")
 
 
-def rmpl_mpi_compile(build_dir, src, exe):
+def rmpl_mpi_compile(build_dir, src, exe, extra=()):
     """(command, description) that builds `src` into `exe` against rmpl's MPI layer of build_dir:
     the build's own compiler wrapper <build_dir>/bin/mpicc when there is one, else the C compiler with
     what that wrapper adds (mpi.h from the source tree, libmpi.so from <build_dir>/src/mpi, an rpath);
-    or (None, why not) when the build has no libmpi.so."""
+    or (None, why not) when the build has no libmpi.so. `extra`: arguments after the source (libraries)."""
     mpicc = os.path.join(build_dir, "bin", "mpicc")
     if os.access(mpicc, os.X_OK):
-        return [mpicc, "-O3", "-o", exe, src], "the build's `bin/mpicc -O3`"
+        return [mpicc, "-O3", "-o", exe, src] + list(extra), "the build's `bin/mpicc -O3`"
     libdir = os.path.join(build_dir, "src", "mpi")
     if not os.path.exists(os.path.join(libdir, "libmpi.so")):
         return None, f"neither {mpicc} nor {os.path.join(libdir, 'libmpi.so')} exists"
     cc = os.environ.get("CC") or "cc"
-    cmd = shlex.split(cc) + ["-O3", "-I" + os.path.join(REPO, "include"), "-o", exe, src,
-                             "-L" + libdir, "-Wl,-rpath," + libdir, "-lmpi"]
+    cmd = shlex.split(cc) + ["-O3", "-I" + os.path.join(REPO, "include"), "-o", exe, src] + list(extra) + [
+        "-L" + libdir, "-Wl,-rpath," + libdir, "-lmpi"]
     return cmd, f"`{os.path.basename(shlex.split(cc)[0])} -O3 -I include ... -lmpi` (the build has no bin/mpicc)"
+
+
+def _newest_mtime(paths):
+    """The newest modification time among `paths` (files, or directories searched recursively)."""
+    newest = 0.0
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, files in os.walk(p):
+                for f in files:
+                    try:
+                        newest = max(newest, os.path.getmtime(os.path.join(root, f)))
+                    except OSError:
+                        pass
+        else:
+            try:
+                newest = max(newest, os.path.getmtime(p))
+            except OSError:
+                pass
+    return newest
+
+
+def build_mpi_programs(build_dir, programs, problems, libs=MPI_LIBS, jobs=None):
+    """Builds MPI programs with each peer's mpicc -O3 and against rmpl's MPI layer (libmpi.so of
+    build_dir), into <build_dir>/bench/mpi/<name>-<lib>, up to `jobs` compilers at once (default: one
+    per CPU). programs: [(name, source, extra arguments after the source, e.g. ["-lpng", "-lm"])].
+    An executable newer than its source, its compiler and (for rmpl) libmpi.so and include/ is kept.
+    Returns {name: {lib: executable}}; what cannot be built is reported in `problems` and left out."""
+    outdir = os.path.join(build_dir, "bench", "mpi")
+    os.makedirs(outdir, exist_ok=True)
+    result = {name: {} for name, _, _ in programs}
+    missing = [(name, src) for name, src, _ in programs if not os.path.exists(src)]
+    for name, src in missing:
+        problems.append(f"{os.path.relpath(src, REPO)} does not exist: {name} not measured")
+    programs = [p for p in programs if os.path.exists(p[1])]
+    todo = []  # (name, lib, exe, cmd)
+    for lib in libs:
+        if lib == "rmpl-mpi":
+            deps = [os.path.join(build_dir, "bin", "mpicc"), os.path.join(build_dir, "src", "mpi", "libmpi.so"),
+                    os.path.join(REPO, "include")]
+        else:
+            cc = shutil.which(PEER_CC[lib])
+            if cc is None:
+                problems.append(f"{PEER_CC[lib]} not found: {LIB_NAMES[lib]} not measured")
+                continue
+            deps = [os.path.realpath(cc)]
+        for name, src, extra in programs:
+            exe = os.path.join(outdir, f"{name}-{lib}")
+            if lib == "rmpl-mpi":
+                cmd, how = rmpl_mpi_compile(build_dir, src, exe, extra)
+                if cmd is None:
+                    problems.append(f"rmpl's MPI layer not built ({how}): {name} not measured with "
+                                    f"{LIB_NAMES['rmpl-mpi']}")
+                    continue
+                BUILT_WITH["rmpl-mpi"] = how
+            else:
+                cmd = [PEER_CC[lib], "-O3", "-o", exe, src] + list(extra)
+            if os.path.exists(exe) and os.path.getmtime(exe) > _newest_mtime([src] + deps):
+                log(f"{PROG}: {os.path.relpath(exe)} is up to date")
+                result[name][lib] = exe
+                continue
+            todo.append((name, lib, exe, cmd))
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    running = []  # (name, lib, exe, cmd, Popen)
+
+    def reap(entry):
+        name, lib, exe, cmd, proc = entry
+        try:
+            out, _ = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+            proc.returncode = -1
+        if proc.returncode != 0:
+            problems.append(f"{shlex.join(cmd)} failed: {(out or '').strip()[-800:]}; {name} not measured "
+                            f"with {LIB_NAMES[lib]}")
+            if os.path.exists(exe):
+                os.unlink(exe)  # a stale one would otherwise look up to date next time
+        else:
+            result[name][lib] = exe
+
+    for name, lib, exe, cmd in todo:
+        if len(running) >= jobs:
+            reap(running.pop(0))
+        log(f"{PROG}: " + shlex.join(cmd))
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    stdin=subprocess.DEVNULL)
+        except OSError as e:
+            problems.append(f"{shlex.join(cmd)} failed: {e}; {name} not measured with {LIB_NAMES[lib]}")
+            continue
+        running.append((name, lib, exe, cmd, proc))
+    for entry in running:
+        reap(entry)
+    return result
 
 
 def build_mpi(build_dir, name, problems):
@@ -178,35 +287,7 @@ def build_mpi(build_dir, name, problems):
     build_dir), into <build_dir>/bench/mpi/<name>-<lib>; returns {lib: executable}. A flavour that
     cannot be built is reported in `problems` and left out."""
     src = os.path.join(REPO, "bench", "mpi", f"{name}.c")
-    outdir = os.path.join(build_dir, "bench", "mpi")
-    os.makedirs(outdir, exist_ok=True)
-    exes = {}
-    exe = os.path.join(outdir, f"{name}-rmpl-mpi")
-    cmd, how = rmpl_mpi_compile(build_dir, src, exe)
-    if cmd is None:
-        problems.append(f"rmpl's MPI layer not built ({how}): {LIB_NAMES['rmpl-mpi']} not measured")
-    else:
-        log(f"{PROG}: " + shlex.join(cmd))
-        rc, out, err, _ = run_cmd(cmd, 300)
-        if rc != 0:
-            problems.append(f"{shlex.join(cmd)} failed: {(out + err).strip()[-800:]}; "
-                            f"{LIB_NAMES['rmpl-mpi']} not measured")
-        else:
-            exes["rmpl-mpi"] = exe
-            BUILT_WITH["rmpl-mpi"] = how
-    for lib, cc in (("ompi", "mpicc.openmpi"), ("mpich", "mpicc.mpich")):
-        if shutil.which(cc) is None:
-            problems.append(f"{cc} not found: {LIB_NAMES[lib]} not measured")
-            continue
-        exe = os.path.join(outdir, f"{name}-{lib}")
-        cmd = [cc, "-O3", "-o", exe, src]
-        log(f"{PROG}: " + shlex.join(cmd))
-        rc, out, err, _ = run_cmd(cmd, 300)
-        if rc != 0:
-            problems.append(f"{shlex.join(cmd)} failed: {(out + err).strip()[-800:]}")
-            continue
-        exes[lib] = exe
-    return exes
+    return build_mpi_programs(build_dir, [(name, src, [])], problems)[name]
 
 
 def rmplrun_path(build_dir):
@@ -383,3 +464,40 @@ def invoked_as(script_path, display):
     if os.path.abspath(sys.argv[0]) == os.path.abspath(script_path):
         return shlex.join([display] + sys.argv[1:])
     return shlex.join(sys.argv)
+
+
+def fmt_duration(seconds):
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class Progress:
+    """Progress of a sequence of runs on stderr: which run of how many, the time so far and an
+    estimate of the time left. A run's estimate is how long the same run (same key) took in an earlier
+    round, else the mean of the runs so far with the same `kind`, else of all runs so far."""
+
+    def __init__(self, total):
+        self.total, self.done = total, 0
+        self.t0 = time.monotonic()
+        self.by_key, self.by_kind, self.all = {}, {}, []
+
+    def estimate(self, key, kind):
+        if key in self.by_key:
+            return self.by_key[key]
+        same = self.by_kind.get(kind)
+        if same:
+            return sum(same) / len(same)
+        return sum(self.all) / len(self.all) if self.all else None
+
+    def prefix(self, remaining):
+        """"[run 7/45, 0:42, about 3:10 left]" for the next run; remaining: [(key, kind)] not yet run,
+        the next one included."""
+        est = [self.estimate(k, kind) for k, kind in remaining]
+        left = "" if any(e is None for e in est) else f", about {fmt_duration(sum(est))} left"
+        return f"[run {self.done + 1}/{self.total}, {fmt_duration(time.monotonic() - self.t0)}{left}]"
+
+    def finished(self, key, kind, seconds):
+        self.done += 1
+        self.by_key[key] = seconds
+        self.by_kind.setdefault(kind, []).append(seconds)
+        self.all.append(seconds)

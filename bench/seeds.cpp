@@ -168,9 +168,11 @@ class bench {
     };
     auto [iters, t] = rmpl_bench::calibrated(batch, target);  // at least 2 operations
     // A slow calibration batch (a first touch, a descheduled rank) makes the measured one short:
-    // size it again from what it took, a few times at most.
+    // size it again from what it took, a few times at most, growing at most 8x a time (as
+    // bench/mpi/seeds.c, where an oversubscribed peer's small batches run far faster per
+    // operation than large ones).
     for (int again = 0; again < max_resizes && t < target / 2; ++again) {
-      iters = static_cast<long>(static_cast<double>(iters) * target / t);
+      iters = std::min(static_cast<long>(static_cast<double>(iters) * target / t), 8 * iters);
       t = batch(iters);
     }
 

@@ -374,9 +374,12 @@ static int run_point(enum kase c, enum flavour f, int param, size_t bytes, doubl
   if (iters < MIN_ITERS) iters = MIN_ITERS;
   t = batch(c, f, param, bytes, iters);
   /* A slow batch during calibration (a first touch, a descheduled rank) makes the measured one
-   * short: size it again from what it took, a few times at most. */
+   * short: size it again from what it took, a few times at most, growing at most 8x a time (an
+   * oversubscribed peer's small batches can run far faster per operation than large ones, and an
+   * unbounded resize then times seconds instead of the target). */
   for (int again = 0; again < MAX_RESIZES && t < target / 2; ++again) {
-    iters = (long)((double)iters * target / t);
+    const long grown = (long)((double)iters * target / t);
+    iters = grown < 8 * iters ? grown : 8 * iters;
     t = batch(c, f, param, bytes, iters);
   }
 
