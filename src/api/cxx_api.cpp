@@ -19,7 +19,10 @@ namespace {
 core::engine* abandoned = nullptr;
 struct engine_holder {
   std::unique_ptr<core::engine> engine;
-  ~engine_holder() { abandoned = engine.release(); }
+  ~engine_holder() {
+    live_engine = nullptr;
+    abandoned = engine.release();
+  }
 };
 engine_holder holder;
 std::unique_ptr<core::engine>& the_engine = holder.engine;
@@ -39,22 +42,23 @@ core::request* request_of(core::engine& e, detail::request_id id) {
 
 }  // namespace
 
-core::engine& kernel() {
-  if (!the_engine) {
-    base::fail(errc::not_initialized, "rmpl is not initialized: create an rmpl::session first");
-  }
-  return *the_engine;
+core::engine* live_engine = nullptr;
+
+void not_initialized() {
+  base::fail(errc::not_initialized, "rmpl is not initialized: create an rmpl::session first");
 }
 void acquire() {
   if (users++ == 0) {
     try {
       the_engine = std::make_unique<core::engine>();
+      live_engine = the_engine.get();
       core::communicator world;
       world.rank = the_engine->rank();
       world.size = the_engine->size();
       world.area = 0;
       the_world = std::make_shared<detail::comm_impl>(std::move(world));
     } catch (...) {
+      live_engine = nullptr;
       the_engine.reset();
       users = 0;
       throw;
@@ -64,6 +68,7 @@ void acquire() {
 void release() noexcept {
   if (users > 0 && --users == 0) {
     the_world.reset();
+    live_engine = nullptr;
     the_engine.reset();
   }
 }

@@ -7,8 +7,18 @@
 
 namespace rmpl::api {
 
-/// The live engine; throws errc::not_initialized when there is none.
-core::engine& kernel();
+/// The live engine, or null (set by acquire and release); read it through kernel().
+extern core::engine* live_engine;
+/// Throws errc::not_initialized (kernel()'s failure, out of line).
+[[noreturn]] void not_initialized();
+/// The live engine; throws errc::not_initialized when there is none. Inline: every operation of
+/// both APIs starts here, so the check costs a load and a branch, not a call.
+inline core::engine& kernel() {
+  if (live_engine != nullptr) [[likely]] {
+    return *live_engine;
+  }
+  not_initialized();
+}
 /// Counts an init; the first creates the engine.
 void acquire();
 /// Counts a finalize; the last destroys the engine (which waits for every rank).

@@ -66,6 +66,12 @@ class engine {
   /// complete on return (true). False, with nothing done, otherwise.
   bool try_send_inline(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
                        int tag) noexcept;
+  /// recv()'s first step: the message from `source` (a job rank, not any_source) that is, or
+  /// within a short spin becomes, the next cell of its ring, if it is inline and matches and
+  /// nothing is posted or held from that source: copied into `buf`, status in `out` (source a job
+  /// rank), true. False, nothing taken, otherwise (invalid arguments too): start_recv() then.
+  bool try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag,
+                     status& out);
   /// Starts a collective (or any other activity): advances it once at once, then after every
   /// progress pass until it ends. Its request completes when it ends.
   request* start_activity(std::unique_ptr<activity> work);
@@ -217,8 +223,6 @@ class engine {
   // receiving
   bool drain(int source);
   bool advance_activities();
-  bool try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag,
-                     status& out);
   void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
   bool handle_cell(int source, cell& c);
   void handle_control(int source, const cell& c);

@@ -70,12 +70,53 @@ inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
          t.size <= (MPI_Count{1} << 40);  // n * size cannot overflow
 }
 
-void blocking_send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                   send_mode mode) {
+/// Whether `type` is a live committed datatype whose `n` elements at `buf` go to the kernel as they
+/// are: datatype()'s test and plain(), inline and without a throw.
+inline bool plain_type(const void* buf, int n, MPI_Datatype type) noexcept {
+  return type != nullptr && type->tag == magic::datatype && type->committed && plain(buf, n, *type);
+}
+
+/// The kernel's communicator of `c` when `c` is live and `n` elements of `type` at `buf` go to
+/// the kernel as they are: the fast paths' test at a glance (comm()'s and plain_type()). Null
+/// otherwise: the general path then runs the checks in turn and reports the first that fails.
+inline const core::communicator* fast_comm(const void* buf, int n, MPI_Datatype type,
+                                           MPI_Comm c) noexcept {
+  if (c != nullptr && c->tag == magic::comm && c->impl && plain_type(buf, n, type)) [[likely]] {
+    return &c->impl->kernel;
+  }
+  return nullptr;
+}
+
+/// Whether `peer` is a rank of `k` (not MPI_PROC_NULL, not a wildcard).
+inline bool rank_of(const core::communicator& k, int peer) noexcept {
+  return static_cast<unsigned>(peer) < static_cast<unsigned>(k.size);
+}
+
+/// The bytes of `n` elements of `type` (plain_type() holds: no overflow).
+inline std::size_t plain_bytes(int n, MPI_Datatype type) noexcept {
+  return static_cast<std::size_t>(n) * static_cast<std::size_t>(type->size);
+}
+
+/// MPI_Send and MPI_Rsend at their cheapest: a small message on a live communicator to one of its
+/// ranks, written inline into the ring by the kernel now (true). False, with nothing done, when
+/// anything is less simple; blocking_send() then does it all.
+inline bool fast_send(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                      MPI_Comm c) noexcept {
+  core::engine* e = api::live_engine;
+  const core::communicator* k = fast_comm(buf, n, type, c);
+  return e != nullptr && k != nullptr && rank_of(*k, dest) &&
+         e->try_send_inline(k->context, data_start(buf, *type), plain_bytes(n, type),
+                            k->to_world(dest), tag);
+}
+
+/// Every blocking send but the fast one: the checks in turn, then the kernel's send (in place or
+/// from a packed copy). Out of line, so that the fast path's frame stays small.
+[[gnu::noinline]] void blocking_send(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                                     MPI_Comm c, send_mode mode) {
   const rmpl_mpi_comm& target = comm(c);
   const rmpl_mpi_datatype& t = datatype(type);
   const core::communicator& k = target.impl->kernel;
-  if (plain(buf, n, t) && static_cast<unsigned>(dest) < static_cast<unsigned>(k.size)) [[likely]] {
+  if (plain(buf, n, t) && rank_of(k, dest)) [[likely]] {
     // Straight to the kernel (what detail::send does after its checks of `dest`, done here).
     api::kernel().send(k.context, data_start(buf, t), static_cast<std::size_t>(n) * t.size,
                        k.to_world(dest), tag, mode);
@@ -85,8 +126,54 @@ void blocking_send(const void* buf, int n, MPI_Datatype type, int dest, int tag,
   detail::send(*target.impl, out.data, out.bytes, dest, tag, mode);
 }
 
+/// Every blocking receive but the fast one (MPI_Recv tried that when `source` is a rank of the
+/// communicator): the checks in turn, then the kernel's receive (in place or into a staging copy).
+[[gnu::noinline]] void blocking_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
+                                     MPI_Comm c, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  const rmpl_mpi_datatype& t = datatype(type);
+  const core::communicator& k = target.impl->kernel;
+  if (plain(buf, n, t) && (source == MPI_ANY_SOURCE || rank_of(k, source))) [[likely]] {
+    // The rest of engine::recv (its fast attempt is made already, or cannot apply to any_source),
+    // ranks translated here (what detail::recv does after its checks).
+    core::engine& e = api::kernel();
+    core::request* r =
+        e.start_recv(k.context, data_start(buf, t), static_cast<std::size_t>(n) * t.size,
+                     source < 0 ? source : k.to_world(source), tag);
+    e.wait(r);
+    rmpl::status s = e.finish(r);
+    if (s.source >= 0) s.source = k.from_world(s.source);
+    to_mpi(s, status);
+    return;
+  }
+  const incoming in = incoming_of(buf, n, type);
+  const rmpl::status s = detail::recv(*target.impl, in.data, in.capacity, source, tag);
+  in.deliver(s.bytes);
+  to_mpi(s, status);
+}
+
+/// MPI_Sendrecv but its fast path: the checks in turn, then the kernel's exchange (from and into
+/// the buffers in place, or a packed copy and a staging copy).
+[[gnu::noinline]] void exchange(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                                int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                int source, int recvtag, MPI_Comm c, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  const outgoing out = outgoing_of(sendbuf, sendcount, sendtype);
+  const incoming in = incoming_of(recvbuf, recvcount, recvtype);
+  const rmpl::status s = detail::sendrecv(*target.impl, out.data, out.bytes, dest, sendtag, in.data,
+                                          in.capacity, source, recvtag);
+  in.deliver(s.bytes);
+  to_mpi(s, status);
+}
+
 MPI_Request start_send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                        send_mode mode) {
+  if (const core::communicator* k = fast_comm(buf, n, type, c); k && rank_of(*k, dest)) {
+    // In place, straight to the kernel (detail::isend after its checks of `dest`, done here).
+    const core::request* r = api::kernel().start_send(
+        k->context, data_start(buf, *type), plain_bytes(n, type), k->to_world(dest), tag, mode);
+    return make_request(c, request_kind::send, r->id());
+  }
   const rmpl_mpi_comm& target = comm(c);
   outgoing out = outgoing_of(buf, n, type);
   const detail::request_id id = detail::isend(*target.impl, out.data, out.bytes, dest, tag, mode);
@@ -96,6 +183,15 @@ MPI_Request start_send(const void* buf, int n, MPI_Datatype type, int dest, int 
 }
 
 MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
+  if (const core::communicator* k = fast_comm(buf, n, type, c);
+      k && (source == MPI_ANY_SOURCE || rank_of(*k, source))) {
+    // In place, straight to the kernel (detail::irecv after its checks of `source`, done here).
+    core::request* r =
+        api::kernel().start_recv(k->context, data_start(buf, *type), plain_bytes(n, type),
+                                 source < 0 ? source : k->to_world(source), tag);
+    r->source_ranks = k->local;
+    return make_request(c, request_kind::recv, r->id());
+  }
   const rmpl_mpi_comm& target = comm(c);
   incoming in = incoming_of(buf, n, type);
   const detail::request_id id = detail::irecv(*target.impl, in.data, in.capacity, source, tag);
@@ -209,6 +305,7 @@ int attached_size = 0;
 
 using namespace rmpl::mpi;
 namespace api = rmpl::api;
+namespace core = rmpl::core;
 namespace detail = rmpl::detail;
 using rmpl::send_mode;
 
@@ -217,6 +314,9 @@ extern "C" {
 // ---------------------------------------------------------------- blocking sends and receive
 
 int PMPI_Send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  if (fast_send(buf, n, type, dest, tag, c)) [[likely]] {
+    return MPI_SUCCESS;
+  }
   return call(c, "MPI_Send", [&]() -> int {
     blocking_send(buf, n, type, dest, tag, c, send_mode::standard);
     return MPI_SUCCESS;
@@ -235,6 +335,9 @@ int PMPI_Bsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI
   });
 }
 int PMPI_Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  if (fast_send(buf, n, type, dest, tag, c)) [[likely]] {
+    return MPI_SUCCESS;
+  }
   return call(c, "MPI_Rsend", [&]() -> int {
     blocking_send(buf, n, type, dest, tag, c, send_mode::ready);
     return MPI_SUCCESS;
@@ -244,24 +347,21 @@ int PMPI_Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI
 int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
               MPI_Status* status) {
   return call(c, "MPI_Recv", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    const rmpl_mpi_datatype& t = datatype(type);
-    const rmpl::core::communicator& k = target.impl->kernel;
-    if (plain(buf, n, t) &&
-        (source == MPI_ANY_SOURCE || static_cast<unsigned>(source) < static_cast<unsigned>(k.size)))
-        [[likely]] {
-      // Straight to the kernel, ranks translated here (what detail::recv does after its checks).
-      rmpl::status s = rmpl::api::kernel().recv(k.context, data_start(buf, t),
-                                                static_cast<std::size_t>(n) * t.size,
-                                                source < 0 ? source : k.to_world(source), tag);
-      if (s.source >= 0) s.source = k.from_world(s.source);
-      to_mpi(s, status);
-      return MPI_SUCCESS;
+    // Fast path: the message from one rank of a live communicator is the next cell of its ring and
+    // small: the kernel copies it into the buffer now (engine::recv's first step, done here).
+    core::engine* e = api::live_engine;
+    const core::communicator* k = fast_comm(buf, n, type, c);
+    if (e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
+      rmpl::status s;
+      if (e->try_fast_recv(k->context, data_start(buf, *type), plain_bytes(n, type),
+                           k->to_world(source), tag, s)) [[likely]] {
+        if (status != MPI_STATUS_IGNORE) {
+          *status = MPI_Status{source, s.tag, MPI_SUCCESS, 0, static_cast<MPI_Count>(s.bytes)};
+        }
+        return MPI_SUCCESS;
+      }
     }
-    const incoming in = incoming_of(buf, n, type);
-    const rmpl::status s = rmpl::detail::recv(*target.impl, in.data, in.capacity, source, tag);
-    in.deliver(s.bytes);
-    to_mpi(s, status);
+    blocking_recv(buf, n, type, source, tag, c, status);
     return MPI_SUCCESS;
   });
 }
@@ -358,13 +458,35 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm c, MPI_Status* status) {
   return call(c, "MPI_Sendrecv", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    const outgoing out = outgoing_of(sendbuf, sendcount, sendtype);
-    const incoming in = incoming_of(recvbuf, recvcount, recvtype);
-    const rmpl::status s = rmpl::detail::sendrecv(*target.impl, out.data, out.bytes, dest, sendtag,
-                                                  in.data, in.capacity, source, recvtag);
-    in.deliver(s.bytes);
-    to_mpi(s, status);
+    const core::communicator* k = fast_comm(sendbuf, sendcount, sendtype, c);
+    if (k != nullptr && plain_type(recvbuf, recvcount, recvtype) && rank_of(*k, dest) &&
+        (source == MPI_ANY_SOURCE || rank_of(*k, source))) [[likely]] {
+      // Both buffers in place, both peers ranks: straight to the kernel (what detail::sendrecv does
+      // after its checks of the ranks, done here).
+      core::engine& e = api::kernel();
+      core::request* r =
+          e.start_recv(k->context, data_start(recvbuf, *recvtype), plain_bytes(recvcount, recvtype),
+                       source < 0 ? source : k->to_world(source), recvtag);
+      try {
+        const void* data = data_start(sendbuf, *sendtype);
+        const std::size_t bytes = plain_bytes(sendcount, sendtype);
+        const int to = k->to_world(dest);
+        if (!e.try_send_inline(k->context, data, bytes, to, sendtag)) {
+          e.send(k->context, data, bytes, to, sendtag, send_mode::standard);
+        }
+      } catch (...) {
+        e.cancel(r);
+        if (r->done()) e.free_request(r);
+        throw;
+      }
+      e.wait(r);
+      rmpl::status s = e.finish(r);
+      if (s.source >= 0) s.source = k->from_world(s.source);
+      to_mpi(s, status);
+      return MPI_SUCCESS;
+    }
+    exchange(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+             recvtag, c, status);
     return MPI_SUCCESS;
   });
 }

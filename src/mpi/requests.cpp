@@ -2,19 +2,48 @@
 // freeing, and persistent requests. An MPI_Request wraps one kernel request; waiting on several is
 // one kernel wait_until whose predicate looks at all of them, so any-source progress is the
 // kernel's own.
+#include <memory>
 #include <vector>
 
 #include "api/runtime.hpp"
 #include "mpi/call.hpp"
 #include "mpi/environment.hpp"
-#include "mpi/pool.hpp"
 #include "mpi/requests.hpp"
 
 namespace rmpl::mpi {
 namespace {
 
-pool<rmpl_mpi_request>& requests() {
-  static pool<rmpl_mpi_request> p;
+/// The requests' pool: pool<> (pool.hpp) with a reset in place, not by assignment of a fresh
+/// object (two std::function members make that cost more than the rest of an MPI_Isend), since a
+/// request is made and recycled at every nonblocking operation.
+class request_pool {
+ public:
+  rmpl_mpi_request* make() {
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<rmpl_mpi_request>());
+      free_.reserve(all_.size());  // room for every request: recycle() cannot throw
+      return all_.back().get();
+    }
+    rmpl_mpi_request* r = free_.back();
+    free_.pop_back();
+    r->tag = magic::request;  // recycle() left it as a fresh object, marked dead
+    return r;
+  }
+  /// Resets `r` (releasing what it holds), marks it dead and keeps it for reuse.
+  void recycle(rmpl_mpi_request* r) noexcept {
+    std::destroy_at(r);
+    std::construct_at(r);
+    r->tag = magic::dead;
+    free_.push_back(r);
+  }
+
+ private:
+  std::vector<std::unique_ptr<rmpl_mpi_request>> all_;
+  std::vector<rmpl_mpi_request*> free_;
+};
+
+request_pool& requests() {
+  static request_pool p;
   return p;
 }
 
@@ -54,15 +83,35 @@ rmpl_mpi_request* live(MPI_Request r, const char* what = "request") {
 }
 
 /// Whether the operation of `r` has completed (inactive persistent requests count as complete).
-bool complete(const rmpl_mpi_request& r) {
+/// `kernel`, if given, receives its kernel request (null when it has none).
+bool complete(const rmpl_mpi_request& r, core::request** kernel = nullptr) {
   if (r.persistent && !r.active) return true;
-  return r.id == detail::null_request || detail::done(r.id);
+  if (r.id == detail::null_request) return true;
+  if (core::request* k = api::kernel().lookup(r.id)) [[likely]] {
+    if (kernel) *kernel = k;
+    return k->done();
+  }
+  return detail::done(r.id);  // reports the stale id
+}
+
+/// The result of the completed kernel request `id` (`k`, when the caller has looked it up
+/// already), which the kernel frees; `id` becomes null. What detail::wait() does, with one lookup.
+rmpl::status finish(detail::request_id& id, core::request* k) {
+  core::engine& e = api::kernel();
+  if (k == nullptr) k = e.lookup(id);
+  if (k == nullptr) [[unlikely]] {
+    return detail::wait(id);  // reports the stale id
+  }
+  e.wait(k);  // complete: returns at once (once the control cells this rank owes are out)
+  id = detail::null_request;
+  return e.finish(k);
 }
 
 /// Takes the result of completed request `*slot`: fills `out`, frees a non-persistent request (the
 /// handle becomes MPI_REQUEST_NULL) or makes a persistent one inactive. Returns the error class of
-/// the operation (the status's MPI_ERROR is set to it too).
-int take(MPI_Request* slot, MPI_Status* out) {
+/// the operation (the status's MPI_ERROR is set to it too). `k`: its kernel request, if the caller
+/// has looked it up.
+int take(MPI_Request* slot, MPI_Status* out, core::request* k = nullptr) {
   rmpl_mpi_request& r = **slot;
   MPI_Status s = r.immediate;
   int code = MPI_SUCCESS;
@@ -73,10 +122,9 @@ int take(MPI_Request* slot, MPI_Status* out) {
   }
   if (r.id != detail::null_request) {
     try {
-      const rmpl::status k = detail::wait(r.id);  // complete: returns at once and frees it
-      r.id = detail::null_request;
-      to_mpi(k, &s);
-      if (r.on_complete && !k.cancelled) r.on_complete(s);
+      const rmpl::status result = finish(r.id, k);
+      to_mpi(result, &s);
+      if (r.on_complete && !result.cancelled) r.on_complete(s);
     } catch (const rmpl::error& e) {
       r.id = detail::null_request;
       code = class_of(e.code());
@@ -123,11 +171,12 @@ int take_completed(int n, MPI_Request* rs, MPI_Status* statuses, bool compact, i
   bool failed = false;
   for (int i = 0; i < n; ++i) {
     rmpl_mpi_request* r = live(rs[i]);
-    if (!r || (r->persistent && !r->active) || !complete(*r)) continue;
+    core::request* k = nullptr;
+    if (!r || (r->persistent && !r->active) || !complete(*r, &k)) continue;
     MPI_Status* st =
         statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[compact ? taken : i];
     try {
-      take(&rs[i], st);
+      take(&rs[i], st, k);
     } catch (const error&) {
       failed = true;
     }
@@ -150,13 +199,18 @@ MPI_Comm comm_of(MPI_Request r) noexcept {
 
 }  // namespace
 
-MPI_Request make_request(MPI_Comm c, request_kind kind, detail::request_id id,
-                         std::function<void(MPI_Status&)> on_complete) {
+MPI_Request make_request(MPI_Comm c, request_kind kind, detail::request_id id) {
   if (!orphans().empty()) sweep_orphans();
   rmpl_mpi_request* r = requests().make();
   r->kind = kind;
   r->id = id;
   r->comm = c;
+  return r;
+}
+
+MPI_Request make_request(MPI_Comm c, request_kind kind, detail::request_id id,
+                         std::function<void(MPI_Status&)> on_complete) {
+  MPI_Request r = make_request(c, kind, id);
   r->on_complete = std::move(on_complete);
   return r;
 }
@@ -194,6 +248,7 @@ void finalize_requests() {
 
 using namespace rmpl::mpi;
 namespace api = rmpl::api;
+namespace core = rmpl::core;
 namespace detail = rmpl::detail;
 
 extern "C" {
@@ -205,6 +260,14 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     if (r == nullptr) {
       empty_status(status);
       return MPI_SUCCESS;
+    }
+    if (r->id != detail::null_request) {
+      // Active: wait on its kernel request (looked up once).
+      core::engine& e = api::kernel();
+      if (core::request* k = e.lookup(r->id)) [[likely]] {
+        e.wait(k);
+        return take(request, status, k);
+      }
     }
     if (!complete(*r)) wait_for([&] { return detail::done(r->id); });
     return take(request, status);

@@ -8,11 +8,12 @@
 
 namespace rmpl::mpi {
 
-/// A new request for kernel request `id` started on `comm`. `on_complete`, if given, runs once
-/// when the kernel request completes successfully (before the status is reported); it may keep
-/// state alive (captured) until then.
+/// A new request for kernel request `id` started on `comm`.
+MPI_Request make_request(MPI_Comm comm, request_kind kind, detail::request_id id);
+/// The same, with `on_complete`, which runs once when the kernel request completes successfully
+/// (before the status is reported); it may keep state alive (captured) until then.
 MPI_Request make_request(MPI_Comm comm, request_kind kind, detail::request_id id,
-                         std::function<void(MPI_Status&)> on_complete = {});
+                         std::function<void(MPI_Status&)> on_complete);
 /// A request that is complete already, with status `s` (operations on MPI_PROC_NULL, zero-size
 /// collectives that needed no communication).
 MPI_Request completed_request(MPI_Comm comm, request_kind kind, const MPI_Status& s);
