@@ -80,7 +80,8 @@ group members(const comm_impl& c);
 // Intercommunicators (the MPI layer's): `local_group` is an intracommunicator of this process's
 // group, which the agreement on the new communicator's context runs over. The result's ranks are
 // the remote group's (point-to-point names remote ranks) and its rank is this process's in its own
-// group; no collective runs on it.
+// group; it has no collective area: the MPI layer's collectives on it (src/mpi/intercomm.cpp) are
+// local-group algorithms joined by point-to-point on its collective context.
 /// Collective over both groups: `local_leader` of `local_group` swaps what the groups need with
 /// `remote_leader` of `peer` (significant at the leader only; null there is an error) on `tag`.
 comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const comm_impl* peer,
