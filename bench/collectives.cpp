@@ -33,6 +33,7 @@
 #include <optional>
 #include <span>
 
+#include "ranks.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -80,7 +81,7 @@ class bench {
     auto batch = [&](long n) {
       const double t0 = rmpl::session::wtime();
       for (long i = 0; i < n; ++i) run_once(o, bytes);
-      return max_over_ranks(rmpl::session::wtime() - t0);
+      return rmpl_bench::max_over_ranks(w_, rmpl::session::wtime() - t0, tag_ctrl);
     };
     auto [iters, t] = rmpl_bench::calibrated(batch, target);  // at least 2 operations
     // A slow calibration batch (a first touch, a descheduled rank) makes the measured one short:
@@ -90,7 +91,7 @@ class bench {
       t = batch(iters);
     }
 
-    const bool bad = max_over_ranks(check(o, bytes) ? 0.0 : 1.0) != 0.0;
+    const bool bad = rmpl_bench::max_over_ranks(w_, check(o, bytes) ? 0.0 : 1.0, tag_ctrl) != 0.0;
     if (rank_ == 0) {
       const std::size_t shown = o == op::barrier ? 0 : bytes;
       const char* name = op_names[static_cast<std::size_t>(o)];
@@ -105,21 +106,6 @@ class bench {
   }
 
  private:
-  /// The largest of every rank's `v`, on every rank (linear through rank 0, point to point).
-  double max_over_ranks(double v) const {
-    if (rank_ == 0) {
-      for (int r = 1; r < size_; ++r) {
-        const double x = w_.recv_value<double>(r, tag_ctrl);
-        if (x > v) v = x;
-      }
-      for (int r = 1; r < size_; ++r) w_.send_value(v, r, tag_ctrl);
-    } else {
-      w_.send_value(v, 0, tag_ctrl);
-      v = w_.recv_value<double>(0, tag_ctrl);
-    }
-    return v;
-  }
-
   void run_once(op o, std::size_t bytes) const {
     const std::size_t elems = bytes / sizeof(double);
     const auto n = static_cast<std::size_t>(size_);

@@ -8,6 +8,7 @@ between markers.
 Standard library only. The scripts set `PROG` (the prefix of the messages on stderr) before calling.
 """
 
+import glob
 import os
 import platform
 import re
@@ -211,7 +212,8 @@ def build_mpi_programs(build_dir, programs, problems, libs=MPI_LIBS, jobs=None):
     """Builds MPI programs with each peer's mpicc -O3 and against rmpl's MPI layer (libmpi.so of
     build_dir), into <build_dir>/bench/mpi/<name>-<lib>, up to `jobs` compilers at once (default: one
     per CPU). programs: [(name, source, extra arguments after the source, e.g. ["-lpng", "-lm"])].
-    An executable newer than its source, its compiler and (for rmpl) libmpi.so and include/ is kept.
+    An executable newer than its source, the headers beside it, its compiler and (for rmpl) libmpi.so
+    and include/ is kept.
     Returns {name: {lib: executable}}; what cannot be built is reported in `problems` and left out."""
     outdir = os.path.join(build_dir, "bench", "mpi")
     os.makedirs(outdir, exist_ok=True)
@@ -242,7 +244,8 @@ def build_mpi_programs(build_dir, programs, problems, libs=MPI_LIBS, jobs=None):
                 BUILT_WITH["rmpl-mpi"] = how
             else:
                 cmd = [PEER_CC[lib], "-O3", "-o", exe, src] + list(extra)
-            if os.path.exists(exe) and os.path.getmtime(exe) > _newest_mtime([src] + deps):
+            headers = glob.glob(os.path.join(os.path.dirname(src), "*.h"))  # e.g. bench/mpi/ranks.h
+            if os.path.exists(exe) and os.path.getmtime(exe) > _newest_mtime([src] + headers + deps):
                 log(f"{PROG}: {os.path.relpath(exe)} is up to date")
                 result[name][lib] = exe
                 continue

@@ -58,6 +58,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ranks.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -164,7 +165,7 @@ class bench {
     auto batch = [&](long n) {
       const double t0 = rmpl::session::wtime();
       for (long i = 0; i < n; ++i) run_once(c, f, param, bytes);
-      return max_over_ranks(rmpl::session::wtime() - t0);
+      return rmpl_bench::max_over_ranks(w_, rmpl::session::wtime() - t0, tag_ctrl);
     };
     auto [iters, t] = rmpl_bench::calibrated(batch, target);  // at least 2 operations
     // A slow calibration batch (a first touch, a descheduled rank) makes the measured one short:
@@ -176,7 +177,8 @@ class bench {
       t = batch(iters);
     }
 
-    const bool bad = max_over_ranks(check(c, param, bytes) ? 0.0 : 1.0) != 0.0;
+    const bool bad =
+        rmpl_bench::max_over_ranks(w_, check(c, param, bytes) ? 0.0 : 1.0, tag_ctrl) != 0.0;
     if (rank_ == 0) {
       if (bad) {
         std::printf("check_failed,%s,%s,%d,%d,%zu\n", name(c), name(f), size_, param, bytes);
@@ -192,21 +194,6 @@ class bench {
   }
 
  private:
-  /// The largest of every rank's `v`, on every rank (linear through rank 0, point to point).
-  double max_over_ranks(double v) const {
-    if (rank_ == 0) {
-      for (int r = 1; r < size_; ++r) {
-        const double x = w_.recv_value<double>(r, tag_ctrl);
-        if (x > v) v = x;
-      }
-      for (int r = 1; r < size_; ++r) w_.send_value(v, r, tag_ctrl);
-    } else {
-      w_.send_value(v, 0, tag_ctrl);
-      v = w_.recv_value<double>(0, tag_ctrl);
-    }
-    return v;
-  }
-
   std::span<const std::byte> out(std::size_t bytes) const { return {sbuf_, bytes}; }
   /// Receive slot j of `bytes`.
   std::span<std::byte> in(std::size_t j, std::size_t bytes) const {

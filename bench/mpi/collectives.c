@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranks.h"
+
 enum { TAG_CTRL = 1 };
 enum op { OP_BARRIER, OP_BROADCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL, OP_COUNT };
 
@@ -40,22 +42,6 @@ static const size_t sizes[] = {8, 1024, 64 * 1024, 1024 * 1024};
 static int rank_, size_;
 static double* sbuf; /* input: element i of rank r is r + 1 + i % 7 (never written) */
 static double* rbuf; /* output (and broadcast's buffer) */
-
-/* The largest of every rank's `v`, on every rank (linear through rank 0, point to point). */
-static double max_over_ranks(double v) {
-  if (rank_ == 0) {
-    for (int r = 1; r < size_; ++r) {
-      double x = 0;
-      MPI_Recv(&x, 1, MPI_DOUBLE, r, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      if (x > v) v = x;
-    }
-    for (int r = 1; r < size_; ++r) MPI_Send(&v, 1, MPI_DOUBLE, r, TAG_CTRL, MPI_COMM_WORLD);
-  } else {
-    MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_CTRL, MPI_COMM_WORLD);
-    MPI_Recv(&v, 1, MPI_DOUBLE, 0, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-  return v;
-}
 
 static void run_once(enum op o, size_t bytes) {
   const int n = (int)bytes;
@@ -87,7 +73,7 @@ static void run_once(enum op o, size_t bytes) {
 static double batch(enum op o, size_t bytes, long iters) {
   const double t0 = MPI_Wtime();
   for (long i = 0; i < iters; ++i) run_once(o, bytes);
-  return max_over_ranks(MPI_Wtime() - t0);
+  return max_over_ranks(MPI_Wtime() - t0, TAG_CTRL);
 }
 
 /* Element i of rank r's input. */
@@ -157,7 +143,7 @@ static int run_point(enum op o, size_t bytes, double target) {
     t = batch(o, bytes, iters);
   }
 
-  const int bad = max_over_ranks(check(o, bytes) ? 0.0 : 1.0) != 0.0;
+  const int bad = max_over_ranks(check(o, bytes) ? 0.0 : 1.0, TAG_CTRL) != 0.0;
   if (rank_ == 0) {
     const size_t shown = o == OP_BARRIER ? 0 : bytes;
     if (bad)

@@ -48,6 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranks.h"
+
 enum { TAG_CTRL = 1, TAG_DATA = 2, TAG_ACK = 3 };
 enum kase {
   C_LATENCY,
@@ -111,22 +113,6 @@ static size_t reduce_elems(size_t bytes) {
 static int stream_window(size_t bytes) {
   if (bytes == 0 || bytes * WINDOW <= STREAM_AREA) return WINDOW;
   return STREAM_AREA / bytes > 0 ? (int)(STREAM_AREA / bytes) : 1;
-}
-
-/* The largest of every rank's `v`, on every rank (linear through rank 0, point to point). */
-static double max_over_ranks(double v) {
-  if (rank_ == 0) {
-    for (int r = 1; r < size_; ++r) {
-      double x = 0;
-      MPI_Recv(&x, 1, MPI_DOUBLE, r, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      if (x > v) v = x;
-    }
-    for (int r = 1; r < size_; ++r) MPI_Send(&v, 1, MPI_DOUBLE, r, TAG_CTRL, MPI_COMM_WORLD);
-  } else {
-    MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_CTRL, MPI_COMM_WORLD);
-    MPI_Recv(&v, 1, MPI_DOUBLE, 0, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-  return v;
 }
 
 /* MPI_Waitall on the first n of reqs. Statuses are taken (not MPI_STATUSES_IGNORE) because GCC 12
@@ -252,7 +238,7 @@ static void run_once(enum kase c, enum flavour f, int param, size_t bytes) {
 static double batch(enum kase c, enum flavour f, int param, size_t bytes, long iters) {
   const double t0 = MPI_Wtime();
   for (long i = 0; i < iters; ++i) run_once(c, f, param, bytes);
-  return max_over_ranks(MPI_Wtime() - t0);
+  return max_over_ranks(MPI_Wtime() - t0, TAG_CTRL);
 }
 
 /* How many bytes of rbuf this rank receives into during one operation. */
@@ -383,7 +369,7 @@ static int run_point(enum kase c, enum flavour f, int param, size_t bytes, doubl
     t = batch(c, f, param, bytes, iters);
   }
 
-  const int bad = max_over_ranks(check(c, param, bytes) ? 0.0 : 1.0) != 0.0;
+  const int bad = max_over_ranks(check(c, param, bytes) ? 0.0 : 1.0, TAG_CTRL) != 0.0;
   if (rank_ == 0) {
     if (bad) {
       printf("check_failed,%s,%s,%d,%d,%zu\n", case_names[c], flavour_names[f], size_, param,

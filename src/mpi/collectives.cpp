@@ -269,6 +269,18 @@ region varying_blocks(staging& s, const void* buf, const int* counts, const int*
   return blocks_of(s, buf, c, dis, types, false, d, copy, load_own);
 }
 
+/// An intercommunicator collective's `n` blocks (one per remote rank), checked: the v-form's
+/// (counts and displacements in `type`'s extent; staged when `stage_varying`) or `count` elements
+/// of `type` each.
+region inter_blocks(staging& s, bool varying, const void* buf, int count, const int* counts,
+                    const int* displs, MPI_Datatype type, int n, direction d,
+                    bool stage_varying = false) {
+  const char* what = d == direction::send ? "send" : "receive";
+  if (!varying) return uniform_blocks(s, buf, count, typed(buf, count, type, what), n, d);
+  check_counts(counts, displs, n, what);
+  return varying_blocks(s, buf, counts, displs, datatype(type), n, d, stage_varying);
+}
+
 // ---- reduction operands ----
 
 /// Bytes of `count` elements of `t` in the form the kernel reduces.
@@ -458,14 +470,8 @@ void inter_gather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void*
   region out;
   if (root == MPI_ROOT) {
     not_in_place_inter(recvbuf, "receive buffer");
-    if (varying) {
-      check_counts(rcounts, displs, co.size(), "receive");
-      out = varying_blocks(*s, recvbuf, rcounts, displs, datatype(rtype), co.size(),
-                           direction::receive);
-    } else {
-      const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
-      out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
-    }
+    out = inter_blocks(*s, varying, recvbuf, rcount, rcounts, displs, rtype, co.size(),
+                       direction::receive);
   } else if (root != MPI_PROC_NULL) {
     not_in_place_inter(sendbuf, "send buffer");
     in = send_bytes(*s, sendbuf, scount, typed(sendbuf, scount, stype, "send"));
@@ -486,14 +492,8 @@ void inter_scatter(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void
   bytes_out out;
   if (root == MPI_ROOT) {
     not_in_place_inter(sendbuf, "send buffer");
-    if (varying) {
-      check_counts(scounts, displs, co.size(), "send");
-      in =
-          varying_blocks(*s, sendbuf, scounts, displs, datatype(stype), co.size(), direction::send);
-    } else {
-      const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
-      in = uniform_blocks(*s, sendbuf, scount, st, co.size(), direction::send);
-    }
+    in = inter_blocks(*s, varying, sendbuf, scount, scounts, displs, stype, co.size(),
+                      direction::send);
   } else if (root != MPI_PROC_NULL) {
     not_in_place_inter(recvbuf, "receive buffer");
     out = recv_bytes(*s, recvbuf, rcount, typed(recvbuf, rcount, rtype, "receive"));
@@ -512,17 +512,10 @@ void inter_allgather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const vo
   not_in_place_inter(recvbuf, "receive buffer");
   const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
   auto s = staging_for(request);
-  region out;
-  if (varying) {
-    check_counts(rcounts, displs, co.size(), "receive");
-    // Staged, so that the blocks lie packed: the whole range is broadcast within the group, which
-    // must not write between the program's blocks.
-    out = varying_blocks(*s, recvbuf, rcounts, displs, datatype(rtype), co.size(),
-                         direction::receive, true);
-  } else {
-    const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
-    out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
-  }
+  // A v-form's blocks are staged, so that they lie packed: the whole range is broadcast within the
+  // group, which must not write between the program's blocks.
+  const region out = inter_blocks(*s, varying, recvbuf, rcount, rcounts, displs, rtype, co.size(),
+                                  direction::receive, /*stage_varying=*/true);
   bytes_in in = send_bytes(*s, sendbuf, scount, st);
   finish(c,
          varying ? inter::iallgatherv(co, in, out.data, out.counts)
