@@ -463,7 +463,10 @@ static void test_alltoall(const ic_t* ic, int nb) {
 }
 
 /* MPI_Ibarrier on one group cannot complete before the other group has entered: the other group
- * enters only once told (over MPI_COMM_WORLD) that the first group's barrier is still pending. */
+ * enters only once told (over MPI_COMM_WORLD) that the first group's barrier is still pending on
+ * every one of its processes. The leader sends that word only after each member has reported its
+ * test: a member descheduled between its Ibarrier and its Test would otherwise rightly find the
+ * barrier complete. */
 static void test_ibarrier(const ic_t* ic) {
   for (int first = 0; first < 2; ++first) {
     int go = 0;
@@ -473,7 +476,12 @@ static void test_ibarrier(const ic_t* ic) {
       CHECK_MPI(MPI_Ibarrier(ic->comm, &r));
       CHECK_MPI(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
       CHECK(!flag, "ibarrier completed before the other group entered");
-      if (ic->lrank == 0) {
+      if (ic->lrank != 0) {
+        CHECK_MPI(MPI_Send(&go, 1, MPI_INT, ic->local[0], 98, MPI_COMM_WORLD));
+      } else {
+        for (int j = 1; j < ic->lsize; ++j) {
+          CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, ic->local[j], 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
         for (int j = 0; j < ic->rsize; ++j) {
           CHECK_MPI(MPI_Send(&go, 1, MPI_INT, ic->remote[j], 99, MPI_COMM_WORLD));
         }
