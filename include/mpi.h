@@ -538,6 +538,10 @@ RMPL_MPI_FN(Ialltoallv, (const void* sendbuf, const int sendcounts[], const int 
 RMPL_MPI_FN(Alltoallw, (const void* sendbuf, const int sendcounts[], const int sdispls[],
                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+RMPL_MPI_FN(Ialltoallw, (const void* sendbuf, const int sendcounts[], const int sdispls[],
+                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                         MPI_Request* request))
 
 /* Operators (src/mpi/operators.cpp) */
 RMPL_MPI_FN(Op_create, (MPI_User_function* user_fn, int commute, MPI_Op* op))

@@ -1248,6 +1248,17 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     return MPI_SUCCESS;
   });
 }
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request* request) {
+  return call(comm, "MPI_Ialltoallw", [&] {
+    check_request(request);
+    alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+              comm, request);
+    return MPI_SUCCESS;
+  });
+}
 
 }  // extern "C"
 
@@ -1285,3 +1296,4 @@ RMPL_MPI_DEFINE(Ialltoall)
 RMPL_MPI_DEFINE(Alltoallv)
 RMPL_MPI_DEFINE(Ialltoallv)
 RMPL_MPI_DEFINE(Alltoallw)
+RMPL_MPI_DEFINE(Ialltoallw)

@@ -445,10 +445,32 @@ static void alltoallw(MPI_Comm comm) {
     int* block = recv + rdispls[r] / (int)sizeof(int);
     for (int i = 0; i < rcounts[r]; ++i) block[(rank % 2 ? 1 : 2) * i] = EMPTY;
   }
-  CHECK_MPI(MPI_Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm));
-  for (int r = 0; r < size; ++r) {
-    const int* block = recv + rdispls[r] / (int)sizeof(int);
-    expect_block(block, rcounts[r], rank % 2 ? 1 : 2, r, rank, "alltoallw", -1, rcounts[r]);
+  for (int nb = 0; nb < 2; ++nb) {
+    for (int r = 0; r < size; ++r) {
+      int* block = recv + rdispls[r] / (int)sizeof(int);
+      for (int i = 0; i < rcounts[r]; ++i) block[(rank % 2 ? 1 : 2) * i] = EMPTY;
+    }
+    if (nb) {
+      /* The nonblocking form, with the types of the receive freed before it completes. */
+      MPI_Request req;
+      MPI_Datatype mine;
+      CHECK_MPI(MPI_Type_dup(strided, &mine));
+      MPI_Datatype* rdup = malloc(sizeof(MPI_Datatype) * (size_t)size);
+      for (int r = 0; r < size; ++r) rdup[r] = rank % 2 ? MPI_INT : mine;
+      CHECK_MPI(
+          MPI_Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rdup, comm, &req));
+      CHECK_MPI(MPI_Type_free(&mine));
+      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+      free(rdup); /* the arrays, unlike the types, must last until the operation completes */
+    } else {
+      CHECK_MPI(
+          MPI_Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm));
+    }
+    for (int r = 0; r < size; ++r) {
+      const int* block = recv + rdispls[r] / (int)sizeof(int);
+      expect_block(block, rcounts[r], rank % 2 ? 1 : 2, r, rank, nb ? "ialltoallw" : "alltoallw",
+                   -1, rcounts[r]);
+    }
   }
   /* In place, all ints. */
   int at = 0;

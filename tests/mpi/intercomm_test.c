@@ -448,8 +448,14 @@ static void test_alltoall(const ic_t* ic, int nb) {
         rbytes[r2] = rdispls[r2] * (int)sizeof(int);
         types[r2] = MPI_INT;
       }
-      CHECK_MPI(
-          MPI_Alltoallw(send, scounts, sbytes, types, recv, rcounts, rbytes, types, ic->comm));
+      if (nb) {
+        CHECK_MPI(MPI_Ialltoallw(send, scounts, sbytes, types, recv, rcounts, rbytes, types,
+                                 ic->comm, &r));
+        wait_or_not(nb, &r);
+      } else {
+        CHECK_MPI(
+            MPI_Alltoallw(send, scounts, sbytes, types, recv, rcounts, rbytes, types, ic->comm));
+      }
       types_done = 1;
     }
     for (int i = 0; i < 4 * n; ++i) {
