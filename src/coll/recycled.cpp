@@ -17,19 +17,36 @@ struct free_block {
 struct free_lists {
   std::array<free_block*, classes> head{};
   std::array<unsigned, classes> count{};
-  ~free_lists() {
-    for (free_block* b : head) {
-      while (b != nullptr) {
+  enum : unsigned char { unarmed, armed, drained } drain = unarmed;
+};
+
+// Trivially destructible and constant-initialised, with the initial-exec model: every use is a
+// direct %fs-relative access. (A thread_local with a destructor needs a guard variable, which a
+// shared library reaches through __tls_get_addr on every use: 4 calls per collective in libmpi.)
+[[gnu::tls_model("initial-exec")]] constinit thread_local free_lists lists;
+
+/// Gives the thread's kept blocks back to the heap when the thread ends.
+struct drain_at_exit {
+  ~drain_at_exit() {
+    for (free_block*& first : lists.head) {
+      for (free_block* b = first; b != nullptr;) {
         free_block* next = b->next;
         ::operator delete(b);
         b = next;
       }
+      first = nullptr;
     }
+    lists.count = {};
+    lists.drain = free_lists::drained;  // blocks freed later (at exit) go straight to the heap
   }
 };
 
-// initial-exec: a direct %fs-relative access instead of a call to __tls_get_addr per use.
-[[gnu::tls_model("initial-exec")]] thread_local free_lists lists;
+/// Registers the drain once per thread, before the thread keeps its first block.
+void arm_drain() {
+  thread_local drain_at_exit drain;
+  static_cast<void>(drain);
+  lists.drain = free_lists::armed;
+}
 
 std::size_t class_of(std::size_t bytes) noexcept {
   return (bytes + granule - 1) / granule - 1;
@@ -50,10 +67,11 @@ void* allocate(std::size_t bytes) {
 
 void release(void* block, std::size_t bytes) noexcept {
   const std::size_t c = class_of(bytes);
-  if (c >= classes || lists.count[c] >= kept_per_class) {
+  if (c >= classes || lists.count[c] >= kept_per_class || lists.drain == free_lists::drained) {
     ::operator delete(block);
     return;
   }
+  if (lists.drain == free_lists::unarmed) arm_drain();
   auto* b = static_cast<free_block*>(block);
   b->next = lists.head[c];
   lists.head[c] = b;

@@ -65,24 +65,39 @@ struct staging {
     after.clear();
   }
 };
-using staging_ptr = std::shared_ptr<staging>;
+/// The staging of one collective call: on the caller's stack for a blocking call (no allocation;
+/// most calls stage nothing), on the heap for a nonblocking one, whose MPI request keeps it.
+class staging_handle {
+ public:
+  explicit staging_handle(const MPI_Request* request) {
+    if (request != nullptr) {
+      heap_ = std::make_shared<staging>();
+      heap_->nonblocking = true;
+    }
+  }
+  staging_handle(const staging_handle&) = delete;
+  staging_handle& operator=(const staging_handle&) = delete;
 
-/// The staging of a collective whose MPI request is `request` (null: a blocking one).
-staging_ptr staging_for(const MPI_Request* request) {
-  auto s = std::make_shared<staging>();
-  s->nonblocking = request != nullptr;
-  return s;
-}
+  staging& operator*() noexcept { return heap_ ? *heap_ : local_; }
+  staging* operator->() noexcept { return &**this; }
+  /// The nonblocking form's staging, for its request.
+  const std::shared_ptr<staging>& shared() const noexcept { return heap_; }
+
+ private:
+  staging local_;
+  std::shared_ptr<staging> heap_;
+};
 
 /// Completes a started collective: waits and unpacks (blocking: `request` is null), or hands the
 /// kernel request and the staging to a new MPI request.
-void finish(MPI_Comm c, detail::request_id id, const staging_ptr& s, MPI_Request* request) {
+void finish(MPI_Comm c, detail::request_id id, staging_handle& s, MPI_Request* request) {
   if (request == nullptr) {
     detail::wait(id);
     s->finish();
     return;
   }
-  *request = make_request(c, request_kind::collective, id, [s](MPI_Status&) { s->finish(); });
+  *request = make_request(c, request_kind::collective, id,
+                          [kept = s.shared()](MPI_Status&) { kept->finish(); });
 }
 
 // ---- argument checks ----
@@ -376,7 +391,7 @@ int local_size(const rmpl_mpi_comm& c) {
 void inter_bcast(const rmpl_mpi_comm& co, MPI_Comm c, void* buf, int n, MPI_Datatype type, int root,
                  MPI_Request* request) {
   check_inter_root(co, root);
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_out data;
   if (root == MPI_ROOT) {
     const rmpl_mpi_datatype& t = typed(buf, n, type, "");
@@ -391,7 +406,7 @@ void inter_bcast(const rmpl_mpi_comm& co, MPI_Comm c, void* buf, int n, MPI_Data
 void inter_reduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf, int n,
                   MPI_Datatype type, MPI_Op o, int root, MPI_Request* request) {
   check_inter_root(co, root);
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in;
   bytes_out out;
   reduction_plan p;
@@ -414,7 +429,7 @@ void inter_allreduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, v
   not_in_place_inter(recvbuf, "receive buffer");
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   buffer(recvbuf, n, *type, "receive buffer");
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in = reduce_input(*s, p, sendbuf, n, *type);
   bytes_out out = reduce_output(*s, p, recvbuf, n, *type, false);
   finish(c, inter::iallreduce(co, in, out, p.kernel), s, request);
@@ -453,7 +468,7 @@ void inter_reduce_scatter(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendb
   for (int r = 0; r < size; ++r) {
     bytes[static_cast<std::size_t>(r)] = kernel_bytes(p, t, shares[static_cast<std::size_t>(r)]);
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in = reduce_input(*s, p, sendbuf, total, t);
   bytes_out out = reduce_output(*s, p, recvbuf, mine, t, false);
   finish(c, inter::ireduce_scatter(co, in, out, bytes, p.kernel), s, request);
@@ -465,7 +480,7 @@ void inter_gather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void*
                   int scount, MPI_Datatype stype, void* recvbuf, int rcount, const int* rcounts,
                   const int* displs, MPI_Datatype rtype, int root, MPI_Request* request) {
   check_inter_root(co, root);
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in;
   region out;
   if (root == MPI_ROOT) {
@@ -487,7 +502,7 @@ void inter_scatter(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void
                    int scount, const int* scounts, const int* displs, MPI_Datatype stype,
                    void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Request* request) {
   check_inter_root(co, root);
-  auto s = staging_for(request);
+  staging_handle s(request);
   region in;
   bytes_out out;
   if (root == MPI_ROOT) {
@@ -511,7 +526,7 @@ void inter_allgather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const vo
   not_in_place_inter(sendbuf, "send buffer");
   not_in_place_inter(recvbuf, "receive buffer");
   const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
-  auto s = staging_for(request);
+  staging_handle s(request);
   // A v-form's blocks are staged, so that they lie packed: the whole range is broadcast within the
   // group, which must not write between the program's blocks.
   const region out = inter_blocks(*s, varying, recvbuf, rcount, rcounts, displs, rtype, co.size(),
@@ -525,7 +540,7 @@ void inter_allgather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const vo
 
 /// The all-to-alls, once their blocks are regions: block r goes to and comes from remote rank r.
 void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const region& out,
-                    const staging_ptr& s, MPI_Request* request) {
+                    staging_handle& s, MPI_Request* request) {
   finish(c, inter::ialltoallv(co, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
          s, request);
 }
@@ -534,7 +549,7 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
 
 void barrier(MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
-  auto s = staging_for(request);
+  staging_handle s(request);
   finish(c, co.inter ? inter::ibarrier(co) : detail::ibarrier(*co.impl), s, request);
 }
 
@@ -544,7 +559,7 @@ void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Reques
   if (co.inter) return inter_bcast(co, c, buf, n, type, root, request);
   const rmpl_mpi_datatype& t = typed(buf, n, type, "");
   check_root(co, root);
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_out data;
   if (co.rank() == root) {
     // The root's data is sent, never written: a staged copy needs no unpacking.
@@ -572,7 +587,7 @@ void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op
     not_in_place(recvbuf, "receive buffer");
     buffer(recvbuf, n, t, "receive buffer");
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in;
   bytes_out out;
   if (at_root && sendbuf == MPI_IN_PLACE) {
@@ -603,7 +618,7 @@ void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI
   // Exscan leaves rank 0's receive buffer alone (MPI leaves it undefined).
   const bool writes = !(kind == all_kind::exscan && co.rank() == 0);
   if (writes) buffer(recvbuf, n, t, "receive buffer");
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in;
   bytes_out out;
   if (sendbuf == MPI_IN_PLACE) {
@@ -647,7 +662,7 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
   reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
   not_in_place(recvbuf, "receive buffer");
   buffer(recvbuf, sendbuf == MPI_IN_PLACE ? total : n, t, "receive buffer");
-  auto s = staging_for(request);
+  staging_handle s(request);
   // The kernel writes each rank's block while it still reads the others: an in-place input is
   // copied first.
   bytes_in in = sendbuf == MPI_IN_PLACE ? reduce_input(*s, p, recvbuf, total, t, true)
@@ -682,7 +697,7 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
   for (int r = 0; r < size; ++r) {
     bytes[static_cast<std::size_t>(r)] = kernel_bytes(p, t, recvcounts[r]);
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   bytes_in in = sendbuf == MPI_IN_PLACE ? reduce_input(*s, p, recvbuf, total, t, true)
                                         : reduce_input(*s, p, sendbuf, total, t);
   bytes_out out = reduce_output(*s, p, recvbuf, mine, t, false);
@@ -704,7 +719,7 @@ void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, 
          co.rank(), root);
   }
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
-  auto s = staging_for(request);
+  staging_handle s(request);
   region out;
   if (at_root) {
     not_in_place(recvbuf, "receive buffer");
@@ -732,7 +747,7 @@ void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
          co.rank(), root);
   }
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
-  auto s = staging_for(request);
+  staging_handle s(request);
   region out;
   if (at_root) {
     not_in_place(recvbuf, "receive buffer");
@@ -761,7 +776,7 @@ void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
          co.rank(), root);
   }
   const rmpl_mpi_datatype* rt = in_place ? nullptr : &typed(recvbuf, rcount, rtype, "receive");
-  auto s = staging_for(request);
+  staging_handle s(request);
   region in;
   bytes_out out;
   if (at_root) {
@@ -792,7 +807,7 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
          co.rank(), root);
   }
   const rmpl_mpi_datatype* rt = in_place ? nullptr : &typed(recvbuf, rcount, rtype, "receive");
-  auto s = staging_for(request);
+  staging_handle s(request);
   region in;
   bytes_out out;
   if (at_root) {
@@ -822,7 +837,7 @@ void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbu
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
   const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
   if (!in_place) same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "this rank");
-  auto s = staging_for(request);
+  staging_handle s(request);
   region out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive, false,
                               in_place ? co.rank() : -1);
   bytes_in in = in_place ? bytes_in(out.block(co.rank())) : send_bytes(*s, sendbuf, scount, *st);
@@ -845,7 +860,7 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
   if (!in_place) {
     same_size(data_bytes(*st, scount), data_bytes(rt, rcounts[co.rank()]), "this rank");
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   region out = varying_blocks(*s, recvbuf, rcounts, displs, rt, co.size(), direction::receive,
                               false, in_place ? co.rank() : -1);
   bytes_in in = in_place ? bytes_in(out.block(co.rank())) : send_bytes(*s, sendbuf, scount, *st);
@@ -863,7 +878,7 @@ void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf
   if (!in_place && !co.inter) {
     same_size(data_bytes(*st, scount), data_bytes(rt, rcount), "this rank");
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   // In place, the input is copied out first: the kernel receives into blocks it still sends.
   region in = in_place ? uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::send, true)
                        : uniform_blocks(*s, sendbuf, scount, *st, co.size(), direction::send);
@@ -890,7 +905,7 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
       same_size(data_bytes(*st, scounts[me]), data_bytes(rt, rcounts[me]), "this rank");
     }
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   region in = in_place
                   ? varying_blocks(*s, recvbuf, rcounts, rdispls, rt, size, direction::send, true)
                   : varying_blocks(*s, sendbuf, scounts, sdispls, *st, size, direction::send);
@@ -924,7 +939,7 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
       same_size(data_bytes(*st[i], scounts[me]), data_bytes(*rt[i], rcounts[me]), "this rank");
     }
   }
-  auto s = staging_for(request);
+  staging_handle s(request);
   const std::vector<int> rc(rcounts, rcounts + size);
   const std::vector<MPI_Aint> rd(rdispls, rdispls + size);
   region in;

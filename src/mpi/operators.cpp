@@ -325,9 +325,9 @@ detail::reduction user_reduction(const rmpl_mpi_op& o, MPI_Datatype handle) {
 
 }  // namespace
 
-reduction_plan plan_reduction(MPI_Op handle, MPI_Datatype type) {
-  const rmpl_mpi_op& o = op(handle);
-  const rmpl_mpi_datatype& t = datatype(type);
+namespace {
+
+reduction_plan compute_plan(const rmpl_mpi_op& o, const rmpl_mpi_datatype& t, MPI_Datatype type) {
   if (o.one_sided_only) {
     fail(MPI_ERR_OP,
          "{} is defined for one-sided accumulate operations only, not for "
@@ -394,6 +394,29 @@ reduction_plan plan_reduction(MPI_Op handle, MPI_Datatype type) {
     coll::combine(plan.kernel, nullptr, nullptr, 0);
   } catch (const rmpl::error& e) {
     fail(MPI_ERR_OP, "{} on datatype {} is not supported: {}", name_of(o), name_of(t), e.what());
+  }
+  return plan;
+}
+
+}  // namespace
+
+reduction_plan plan_reduction(MPI_Op handle, MPI_Datatype type) {
+  // Programs reduce with the same predefined operator and datatype call after call: the plan of
+  // the last such pair is kept (predefined handles never change or go away, and the layer is
+  // driven by one thread at a time). It saves a quarter of a small MPI_Reduce's instructions.
+  static struct {
+    MPI_Op op = nullptr;
+    MPI_Datatype type = nullptr;
+    reduction_plan plan;
+  } last;
+  if (handle == last.op && type == last.type && handle != nullptr) return last.plan;
+  const rmpl_mpi_op& o = op(handle);
+  const rmpl_mpi_datatype& t = datatype(type);
+  reduction_plan plan = compute_plan(o, t, type);
+  if (o.predefined && t.predefined) {
+    last.op = handle;
+    last.type = type;
+    last.plan = plan;
   }
   return plan;
 }
