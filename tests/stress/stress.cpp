@@ -75,7 +75,13 @@ struct config {
   stress::options o;
   double stall_seconds = 60;
   double rss_limit_mib = 0;  ///< 0: the computed bound
-  double rss_allowance_mib = 96;
+  /// The library's share: its rings, eager slots and queues, which do not grow with the number of
+  /// messages. Sanitizers keep freed memory in quarantine and map shadow memory: far more.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  double rss_allowance_mib = 1024;
+#else
+  double rss_allowance_mib = 32;
+#endif
   bool verbose = false;
 };
 
@@ -89,7 +95,8 @@ constexpr const char* usage =
     "  --stall S        seconds without progress before the watchdog fails the run (default 60)\n"
     "  --rss-limit MIB  fail if a rank's peak RSS exceeds this (default: baseline + 2 x the\n"
     "                   largest round's buffers + --rss-allowance)\n"
-    "  --rss-allowance MIB  the library's share of that default bound (default 96)\n"
+    "  --rss-allowance MIB  the library's share of that default bound (default 32; 1024 under\n"
+    "                   sanitizers)\n"
     "  --verbose        a line per 10% of the rounds\n";
 
 std::uint64_t parse_number(std::string_view name, const char* text) {
@@ -159,6 +166,9 @@ long current_rss_kib() {
   return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/// From this size on, buffers are mapped apart from the heap (mallopt in run) and freed at once.
+constexpr std::size_t large_buffer = 256 * 1024;
+
 std::unique_ptr<std::byte[]> buffer_of(std::size_t bytes) {
   return std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(bytes, 1));
 }
@@ -209,6 +219,7 @@ struct recv_entry {
   std::unique_ptr<std::byte[]> buffer;
   rmpl::status st{};
   bool blocking = false;
+  bool settled = false;  ///< counted and checked (at completion, or by verify)
 };
 
 class runner {
@@ -236,7 +247,17 @@ class runner {
   void run() {
     const std::uint64_t rounds = stress::round_total(o_, n_);
     for (std::uint64_t k = 0; k < rounds; ++k) {
-      round(k);
+      try {
+        round(k);
+      } catch (const std::exception& e) {
+        // A failed operation (a truncated receive: a message bigger than the one the plan
+        // expected). Pending requests must not be destroyed, and peers may wait for this rank:
+        // say what happened and leave at once.
+        std::fprintf(stderr, "stress: rank %d, %s: %s\n", rank_, where_text("failed").c_str(),
+                     e.what());
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
       if (c_.verbose && rank_ == 0 && rounds >= 10 && (k + 1) % (rounds / 10) == 0) {
         std::printf("stress: round %" PRIu64 " of %" PRIu64 " (%.1f s)\n", k + 1, rounds,
                     rmpl::session::wtime() - start_);
@@ -379,7 +400,8 @@ class runner {
   void send(const rmpl::communicator& comm, const message& m) {
     auto buf = buffer_of(m.size);
     data_.fill(std::span(buf.get(), m.size), rank_, m.dest, m.seq);
-    round_bytes_ += m.size;
+    // Buffered sends also leave a copy with the library until delivered.
+    round_bytes_ += m.size * (m.mode == rmpl::send_mode::buffered ? 2 : 1);
     ++count[sent];
     count[sent_bytes] += m.size;
     ++sent_to_[static_cast<std::size_t>(m.dest)];
@@ -403,7 +425,9 @@ class runner {
   void post(const rmpl::communicator& comm, std::size_t index, rng& r) {
     recv_entry& e = recvs_[index];
     e.buffer = buffer_of(e.capacity);
-    round_bytes_ += e.capacity;
+    // What becomes resident: small buffers come from the heap, whose pages stay once touched;
+    // large ones are mapped apart and only the pages the message fills count (see deliver).
+    round_bytes_ += e.capacity < large_buffer ? e.capacity : 0;
     const bool any_source = e.source == rmpl::any_source, any_tag = e.tag == rmpl::any_tag;
     ++count[any_source ? (any_tag ? recv_any_both : recv_any_source)
                        : (any_tag ? recv_any_tag : recv_exact)];
@@ -423,6 +447,7 @@ class runner {
         e.blocking = true;
         ++count[recv_blocking];
         e.st = comm.recv_bytes(e.buffer.get(), e.capacity, e.source, e.tag);
+        on_receive(index);
         mon_.tick();
         return;
       }
@@ -435,6 +460,7 @@ class runner {
     const std::int64_t who = owner_[i];
     if (who >= 0) {
       recvs_[static_cast<std::size_t>(who)].st = st;
+      on_receive(static_cast<std::size_t>(who));
     } else {
       auto& [buf, size] = send_buffers_[static_cast<std::size_t>(-1 - who)];
       std::memset(buf.get(), 0xEE, size);
@@ -500,49 +526,85 @@ class runner {
   }
 
   // ---- verification
+  std::string receive_text(std::size_t i) const {
+    const recv_entry& e = recvs_[i];
+    return "receive " + std::to_string(i) + " " + filter_text(e.source, e.tag) +
+           (e.blocking ? " (blocking)" : "");
+  }
+
+  /// Counts a completed receive; false (reported) if its status is unusable.
+  bool deliver(std::size_t i) {
+    recv_entry& e = recvs_[i];
+    const rmpl::status& st = e.st;
+    e.settled = true;
+    if (st.error != rmpl::errc::success || st.cancelled) {
+      ++count[corrupt];
+      report(receive_text(i) + ": completed with error " + rmpl::to_string(st.error));
+      return false;
+    }
+    if (st.source < 0 || st.source >= n_) {
+      ++count[corrupt];
+      report(receive_text(i) + ": status names source " + std::to_string(st.source));
+      return false;
+    }
+    ++count[delivered];
+    count[delivered_bytes] += st.bytes;
+    if (e.capacity >= large_buffer) round_bytes_ += st.bytes;
+    ++delivered_from_[static_cast<std::size_t>(st.source)];
+    return true;
+  }
+
+  /// At completion: a source-specific receive is checked at once (it must hold its message). A
+  /// wildcard one waits for verify (which message it must hold depends on the receives posted
+  /// before it), unless its contents already name a message that was not a leftover: then a
+  /// source-specific receive's message overtook, and saying so now beats a stall report later.
+  void on_receive(std::size_t i) {
+    recv_entry& e = recvs_[i];
+    if (e.expect) {
+      if (deliver(i)) check(receive_text(i), e, *e.expect, e.source);
+      return;
+    }
+    if (e.st.error != rmpl::errc::success || e.st.source < 0 || e.st.source >= n_) return;
+    const auto id = data_.identify(
+        std::span<const std::byte>(e.buffer.get(), std::min(e.st.bytes, e.capacity)));
+    const auto& left = leftovers_[static_cast<std::size_t>(e.st.source)];
+    if (!id || id->dest != rank_ || id->source != e.st.source) return;
+    if (!left.empty() && id->seq >= left.front()->seq && id->seq <= left.back()->seq) return;
+    deliver(i);
+    ++count[out_of_order];
+    report(receive_text(i) + ": out of order: got message " + std::to_string(id->seq) +
+           " of rank " + std::to_string(id->source) +
+           ", which an earlier-posted source-specific receive was owed");
+  }
+
+  /// The wildcard receives, in posting order: each must hold the earliest leftover of its
+  /// message's source that its filter accepts and no earlier receive took.
   void verify() {
     std::vector<std::vector<bool>> taken(leftovers_.size());
     for (std::size_t s = 0; s < leftovers_.size(); ++s)
       taken[s].assign(leftovers_[s].size(), false);
     for (std::size_t i = 0; i < recvs_.size(); ++i) {
       recv_entry& e = recvs_[i];
+      if (e.settled) continue;
+      if (!deliver(i)) continue;
       const rmpl::status& st = e.st;
-      const std::string what = "receive " + std::to_string(i) + " " + filter_text(e.source, e.tag) +
-                               (e.blocking ? " (blocking)" : "");
-      if (st.error != rmpl::errc::success || st.cancelled) {
-        ++count[corrupt];
-        report(what + ": completed with error " + rmpl::to_string(st.error));
-        continue;
+      const auto s = static_cast<std::size_t>(st.source);
+      const message* want = nullptr;
+      for (std::size_t j = 0; j < leftovers_[s].size() && !want; ++j) {
+        if (!taken[s][j] && (e.tag == rmpl::any_tag || leftovers_[s][j]->tag == e.tag)) {
+          taken[s][j] = true;
+          want = leftovers_[s][j];
+        }
       }
-      if (st.source < 0 || st.source >= n_) {
-        ++count[corrupt];
-        report(what + ": status names source " + std::to_string(st.source));
-        continue;
-      }
-      ++count[delivered];
-      count[delivered_bytes] += st.bytes;
-      ++delivered_from_[static_cast<std::size_t>(st.source)];
-      const message* want = e.expect;
-      int source = e.source;
       if (!want) {
-        // The earliest leftover of that source this filter accepts and no earlier receive took.
-        source = st.source;
-        const auto s = static_cast<std::size_t>(source);
-        for (std::size_t j = 0; j < leftovers_[s].size() && !want; ++j) {
-          if (!taken[s][j] && (e.tag == rmpl::any_tag || leftovers_[s][j]->tag == e.tag)) {
-            taken[s][j] = true;
-            want = leftovers_[s][j];
-          }
-        }
-        if (!want) {
-          ++count[extra];
-          report(what + ": got " + filter_text(st.source, st.tag) + " " + std::to_string(st.bytes) +
-                 " bytes, but no message of rank " + std::to_string(source) + " was left for it" +
-                 describe(e.buffer.get(), std::min(st.bytes, e.capacity)));
-          continue;
-        }
+        ++count[extra];
+        report(receive_text(i) + ": got " + filter_text(st.source, st.tag) + " " +
+               std::to_string(st.bytes) + " bytes, but no message of rank " +
+               std::to_string(st.source) + " was left for it" +
+               describe(e.buffer.get(), std::min(st.bytes, e.capacity)));
+        continue;
       }
-      check(what, e, *want, source);
+      check(receive_text(i), e, *want, st.source);
       mon_.tick();
     }
   }
@@ -627,7 +689,7 @@ int run_stress(const config& c, const rmpl::communicator& world);
 int run(int argc, char** argv) {
   // Large buffers always come from mmap and go back on free: RSS then follows what is live, not
   // the heap's high-water mark.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(large_buffer));
   const config c = parse(argc, argv);
   rmpl::session session;
   const rmpl::communicator world = session.world();
@@ -690,8 +752,9 @@ int run_stress(const config& c, const rmpl::communicator& world) {
   mine.push_back(over ? 1 : 0);
   std::vector<std::uint64_t> total(mine.size());
   world.allreduce(mine, total, rmpl::ops::sum{});
-  const std::vector<std::uint64_t> rss{static_cast<std::uint64_t>(peak_kib),
-                                       static_cast<std::uint64_t>(limit_kib)};
+  const std::vector<std::uint64_t> rss{
+      static_cast<std::uint64_t>(peak_kib), static_cast<std::uint64_t>(limit_kib),
+      static_cast<std::uint64_t>(baseline_kib), run.largest_round_bytes / 1024};
   std::vector<std::uint64_t> all_rss(rss.size() * static_cast<std::size_t>(n));
   world.gather(rss, all_rss, 0);
 
@@ -723,15 +786,21 @@ int run_stress(const config& c, const rmpl::communicator& world) {
     std::printf("stress: elapsed %.2f s, %.0f messages/s, %.1f MB/s\n", elapsed,
                 static_cast<double>(total[sent]) / elapsed, bytes / elapsed / 1e6);
     std::printf("stress: peak RSS per rank (MiB):");
-    double max_rss = 0, max_limit = 0;
-    for (int r = 0; r < n; ++r) {
-      const double p = mib(static_cast<double>(all_rss[2 * static_cast<std::size_t>(r)]));
-      max_rss = std::max(max_rss, p);
-      max_limit = std::max(max_limit,
-                           mib(static_cast<double>(all_rss[2 * static_cast<std::size_t>(r) + 1])));
-      std::printf(" %.1f", p);
+    std::size_t top = 0;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(n); ++r) {
+      std::printf(" %.1f", mib(static_cast<double>(all_rss[4 * r])));
+      if (all_rss[4 * r] > all_rss[4 * top]) top = r;
     }
-    std::printf("; max %.1f (bound %.1f)\n", max_rss, max_limit);
+    std::printf("\nstress: max %.1f MiB on rank %zu; its bound %.1f MiB = ",
+                mib(static_cast<double>(all_rss[4 * top])), top,
+                mib(static_cast<double>(all_rss[4 * top + 1])));
+    if (c.rss_limit_mib > 0) {
+      std::printf("--rss-limit\n");
+    } else {
+      std::printf("baseline %.1f + 2 x largest round's buffers %.1f + allowance %.0f\n",
+                  mib(static_cast<double>(all_rss[4 * top + 2])),
+                  mib(static_cast<double>(all_rss[4 * top + 3])), c.rss_allowance_mib);
+    }
     std::printf("stress: %s\n", ok ? "OK" : "FAILED");
     std::fflush(stdout);
   }
