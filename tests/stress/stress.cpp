@@ -78,7 +78,7 @@ struct config {
   /// The library's share: its rings, eager slots and queues, which do not grow with the number of
   /// messages. Sanitizers keep freed memory in quarantine and map shadow memory: far more.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  double rss_allowance_mib = 1024;
+  double rss_allowance_mib = 512;
 #else
   double rss_allowance_mib = 32;
 #endif
@@ -95,7 +95,7 @@ constexpr const char* usage =
     "  --stall S        seconds without progress before the watchdog fails the run (default 60)\n"
     "  --rss-limit MIB  fail if a rank's peak RSS exceeds this (default: baseline + 2 x the\n"
     "                   largest round's buffers + --rss-allowance)\n"
-    "  --rss-allowance MIB  the library's share of that default bound (default 32; 1024 under\n"
+    "  --rss-allowance MIB  the library's share of that default bound (default 32; 512 under\n"
     "                   sanitizers)\n"
     "  --verbose        a line per 10% of the rounds\n";
 
