@@ -5,9 +5,13 @@
 // what was sent and delivered per pair, so nothing lost or duplicated goes unnoticed, and each
 // rank's peak RSS must stay under a bound the program states.
 //
-//   rmplrun -n 8 tests/stress_p2p --messages 1000000          # the long run (a few minutes)
-//   rmplrun -n 8 tests/stress_p2p --messages 4000 --seed 7    # what CI runs (several seeds, sizes)
-//   stress_p2p --help                                          # every option
+//   build/release/tools/rmplrun/rmplrun -n 8 build/release/tests/stress_p2p --messages 1000000
+//       the long run: 14.2 GB, 76 s and 33 MiB peak RSS per rank on 2 shared cores (Nov 2026)
+//   ctest --test-dir build/release -L stress    # what CI runs: 6,000 to 20,000 messages per run
+//   stress_p2p --help                           # every option (seed, sizes, batch, tags, bounds)
+// The run prints messages, bytes, lost / duplicated / out of order / corrupt counts (all must be
+// 0), how many receives and sends of each kind ran, the rate and each rank's peak RSS, then OK or
+// FAILED (exit status 1; 3 from the watchdog; 2 for a bad option).
 //
 // How correctness is checked without a central oracle (schedule.hpp, payload.hpp):
 //   - Every rank computes every rank's sends of a round from the seed, so a receiver knows what
