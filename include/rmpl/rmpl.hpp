@@ -142,12 +142,14 @@ bytes_out writable_bytes_of(R& r) {
 }
 /// Element counts (or displacements) as byte counts.
 template <class T>
-std::vector<std::size_t> scaled(std::span<const std::size_t> elements) {
+std::vector<std::size_t> scaled(std::span<const std::size_t> elements, const char* operation,
+                                int rank) {
   std::vector<std::size_t> out(elements.begin(), elements.end());
   for (std::size_t& n : out) {
     if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
       throw_error(errc::invalid_argument,
-                  "rmpl: a count of " + std::to_string(n) + " elements of " +
+                  std::string("rmpl: ") + operation + " on rank " + std::to_string(rank) +
+                      ": a count of " + std::to_string(n) + " elements of " +
                       std::to_string(sizeof(T)) +
                       " bytes overflows a byte count (a negative count converted to size_t?)");
     }
@@ -260,12 +262,12 @@ class communicator {
   /// made from it (dup, split, create) start with it. Calls that name no communicator (a request's
   /// wait, test and cancel; groups) and calls on a null communicator follow the world's policy.
   void set_error_policy(on_error policy) const try {
-    detail::set_error_policy(impl(), policy);
+    detail::set_error_policy(impl("set_error_policy"), policy);
   } catch (const error& e) {
     failed(e);
   }
   on_error error_policy() const try {
-    return detail::error_policy(impl());
+    return detail::error_policy(impl("error_policy"));
   } catch (const error& e) {
     failed(e);
   }
@@ -274,7 +276,7 @@ class communicator {
 
   template <send_buffer R>
   void send(const R& data, int dest, int tag = 0, send_mode mode = send_mode::standard) const try {
-    detail::send(impl(), std::ranges::data(data), bytes_of(data), dest, tag, mode);
+    detail::send(impl("send"), std::ranges::data(data), bytes_of(data), dest, tag, mode);
   } catch (const error& e) {
     failed(e);
   }
@@ -292,7 +294,7 @@ class communicator {
   }
   template <recv_buffer R>
   status recv(R&& data, int source = any_source, int tag = any_tag) const try {
-    return detail::recv(impl(), std::ranges::data(data), bytes_of(data), source, tag);
+    return detail::recv(impl("recv"), std::ranges::data(data), bytes_of(data), source, tag);
   } catch (const error& e) {
     failed(e);
   }
@@ -301,25 +303,28 @@ class communicator {
   template <class T>
   requires std::is_trivially_copyable_v<T>
   void send_value(const T& value, int dest, int tag = 0) const try {
-    detail::send(impl(), &value, sizeof(T), dest, tag, send_mode::standard);
+    detail::send(impl("send_value"), &value, sizeof(T), dest, tag, send_mode::standard);
   } catch (const error& e) {
     failed(e);
   }
   template <class T>
   requires std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> T
   recv_value(int source = any_source, int tag = any_tag, status* st = nullptr)
-  const {
+  const try {
     T value{};
-    status s = detail::recv(impl(), &value, sizeof(T), source, tag);
+    status s = detail::recv(impl("recv_value"), &value, sizeof(T), source, tag);
     if (st) *st = s;
     return value;
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// The request borrows `data` until it completes.
   template <send_buffer R>
   [[nodiscard]] request isend(const R& data, int dest, int tag = 0,
                               send_mode mode = send_mode::standard) const try {
-    return request(detail::isend(impl(), std::ranges::data(data), bytes_of(data), dest, tag, mode));
+    return request(
+        detail::isend(impl("isend"), std::ranges::data(data), bytes_of(data), dest, tag, mode));
   } catch (const error& e) {
     failed(e);
   }
@@ -329,7 +334,8 @@ class communicator {
   }
   template <recv_buffer R>
   [[nodiscard]] request irecv(R&& data, int source = any_source, int tag = any_tag) const try {
-    return request(detail::irecv(impl(), std::ranges::data(data), bytes_of(data), source, tag));
+    return request(
+        detail::irecv(impl("irecv"), std::ranges::data(data), bytes_of(data), source, tag));
   } catch (const error& e) {
     failed(e);
   }
@@ -338,7 +344,7 @@ class communicator {
   template <send_buffer S, recv_buffer R>
   status sendrecv(const S& sdata, int dest, int stag, R&& rdata, int source = any_source,
                   int rtag = any_tag) const try {
-    return detail::sendrecv(impl(), std::ranges::data(sdata), bytes_of(sdata), dest, stag,
+    return detail::sendrecv(impl("sendrecv"), std::ranges::data(sdata), bytes_of(sdata), dest, stag,
                             std::ranges::data(rdata), bytes_of(rdata), source, rtag);
   } catch (const error& e) {
     failed(e);
@@ -347,13 +353,13 @@ class communicator {
   /// Blocks until a matching message is available; tells its source, tag and size without
   /// receiving.
   status probe(int source = any_source, int tag = any_tag) const try {
-    return detail::probe(impl(), source, tag);
+    return detail::probe(impl("probe"), source, tag);
   } catch (const error& e) {
     failed(e);
   }
   std::optional<status> iprobe(int source = any_source, int tag = any_tag) const try {
     status s;
-    if (detail::iprobe(impl(), source, tag, &s)) return s;
+    if (detail::iprobe(impl("iprobe"), source, tag, &s)) return s;
     return std::nullopt;
   } catch (const error& e) {
     failed(e);
@@ -362,13 +368,13 @@ class communicator {
   /// Byte-level forms for untyped buffers.
   void send_bytes(const void* data, std::size_t bytes, int dest, int tag = 0,
                   send_mode mode = send_mode::standard) const try {
-    detail::send(impl(), data, bytes, dest, tag, mode);
+    detail::send(impl("send_bytes"), data, bytes, dest, tag, mode);
   } catch (const error& e) {
     failed(e);
   }
   status recv_bytes(void* data, std::size_t capacity, int source = any_source,
                     int tag = any_tag) const try {
-    return detail::recv(impl(), data, capacity, source, tag);
+    return detail::recv(impl("recv_bytes"), data, capacity, source, tag);
   } catch (const error& e) {
     failed(e);
   }
@@ -377,26 +383,26 @@ class communicator {
 
   /// The same members in the same order, with a message space of its own (collective).
   communicator dup() const try {
-    return communicator(detail::dup(impl()));
+    return communicator(detail::dup(impl("dup")));
   } catch (const error& e) {
     failed(e);
   }
   /// One new communicator per color, ranked by (key, rank here) (collective). A process that
   /// passes rmpl::undefined as its color gets a null communicator.
   communicator split(int color, int key = 0) const try {
-    return communicator(detail::split(impl(), color, key));
+    return communicator(detail::split(impl("split"), color, key));
   } catch (const error& e) {
     failed(e);
   }
   /// A communicator of `members` (a subgroup of this one's members), collective over this
   /// communicator; processes outside `members` get a null communicator.
   communicator create(const group& members) const try {
-    return communicator(detail::create(impl(), members));
+    return communicator(detail::create(impl("create"), members));
   } catch (const error& e) {
     failed(e);
   }
   /// The group of this communicator's members, in rank order.
-  group members() const try { return detail::members(impl()); } catch (const error& e) {
+  group members() const try { return detail::members(impl("members")); } catch (const error& e) {
     failed(e);
   }
   /// Drops this handle; the communicator is freed when no handle refers to it any more.
@@ -411,11 +417,11 @@ class communicator {
 
   // ---------------------------------------------------------------- collectives
 
-  void barrier() const try { finish(detail::ibarrier(impl())); } catch (const error& e) {
+  void barrier() const try { finish(detail::ibarrier(impl("barrier"))); } catch (const error& e) {
     failed(e);
   }
   [[nodiscard]] request ibarrier() const try {
-    return request(detail::ibarrier(impl()));
+    return request(detail::ibarrier(impl("ibarrier")));
   } catch (const error& e) {
     failed(e);
   }
@@ -423,13 +429,13 @@ class communicator {
   /// Root's `data` into every rank's `data` (the same number of elements everywhere).
   template <recv_buffer R>
   void broadcast(R&& data, int root) const try {
-    finish(detail::ibroadcast(impl(), detail::writable_bytes_of(data), root));
+    finish(detail::ibroadcast(impl("broadcast"), detail::writable_bytes_of(data), root));
   } catch (const error& e) {
     failed(e);
   }
   template <recv_buffer R>
   [[nodiscard]] request ibroadcast(R&& data, int root) const try {
-    return request(detail::ibroadcast(impl(), detail::writable_bytes_of(data), root));
+    return request(detail::ibroadcast(impl("ibroadcast"), detail::writable_bytes_of(data), root));
   } catch (const error& e) {
     failed(e);
   }
@@ -442,8 +448,9 @@ class communicator {
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request ireduce(const S& in, R&& out, Op&& op, int root) const try {
     detail::same_elements<S, R>();
-    return request(detail::ireduce(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                   make<S>(std::forward<Op>(op)), root));
+    return request(detail::ireduce(impl("ireduce"), detail::bytes_of(in),
+                                   detail::writable_bytes_of(out), make<S>(std::forward<Op>(op)),
+                                   root));
   } catch (const error& e) {
     failed(e);
   }
@@ -461,7 +468,8 @@ class communicator {
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request iallreduce(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::iallreduce(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
+    return request(detail::iallreduce(impl("iallreduce"), detail::bytes_of(in),
+                                      detail::writable_bytes_of(out),
                                       make<S>(std::forward<Op>(op))));
   } catch (const error& e) {
     failed(e);
@@ -479,8 +487,8 @@ class communicator {
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request iscan(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::iscan(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                 make<S>(std::forward<Op>(op))));
+    return request(detail::iscan(impl("iscan"), detail::bytes_of(in),
+                                 detail::writable_bytes_of(out), make<S>(std::forward<Op>(op))));
   } catch (const error& e) {
     failed(e);
   }
@@ -492,8 +500,8 @@ class communicator {
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request iexscan(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::iexscan(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                   make<S>(std::forward<Op>(op))));
+    return request(detail::iexscan(impl("iexscan"), detail::bytes_of(in),
+                                   detail::writable_bytes_of(out), make<S>(std::forward<Op>(op))));
   } catch (const error& e) {
     failed(e);
   }
@@ -506,9 +514,9 @@ class communicator {
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request ireduce_scatter_block(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::ireduce_scatter_block(impl(), detail::bytes_of(in),
-                                                 detail::writable_bytes_of(out),
-                                                 make<S>(std::forward<Op>(op))));
+    return request(detail::ireduce_scatter_block(
+        impl("ireduce_scatter_block"), detail::bytes_of(in), detail::writable_bytes_of(out),
+        make<S>(std::forward<Op>(op))));
   } catch (const error& e) {
     failed(e);
   }
@@ -522,9 +530,9 @@ class communicator {
                                         Op&& op) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(
-        detail::ireduce_scatter(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                detail::scaled<T>(counts), make<S>(std::forward<Op>(op))));
+    return request(detail::ireduce_scatter(
+        impl("ireduce_scatter"), detail::bytes_of(in), detail::writable_bytes_of(out),
+        detail::scaled<T>(counts, "ireduce_scatter", rank_), make<S>(std::forward<Op>(op))));
   } catch (const error& e) {
     failed(e);
   }
@@ -537,8 +545,8 @@ class communicator {
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request igather(const S& in, R&& out, int root) const try {
     detail::same_elements<S, R>();
-    return request(
-        detail::igather(impl(), detail::bytes_of(in), detail::writable_bytes_of(out), root));
+    return request(detail::igather(impl("igather"), detail::bytes_of(in),
+                                   detail::writable_bytes_of(out), root));
   } catch (const error& e) {
     failed(e);
   }
@@ -554,8 +562,10 @@ class communicator {
                                  std::span<const std::size_t> displs, int root) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::igatherv(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                    detail::scaled<T>(counts), detail::scaled<T>(displs), root));
+    return request(detail::igatherv(impl("igatherv"), detail::bytes_of(in),
+                                    detail::writable_bytes_of(out),
+                                    detail::scaled<T>(counts, "igatherv", rank_),
+                                    detail::scaled<T>(displs, "igatherv", rank_), root));
   } catch (const error& e) {
     failed(e);
   }
@@ -568,8 +578,8 @@ class communicator {
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iscatter(const S& in, R&& out, int root) const try {
     detail::same_elements<S, R>();
-    return request(
-        detail::iscatter(impl(), detail::bytes_of(in), detail::writable_bytes_of(out), root));
+    return request(detail::iscatter(impl("iscatter"), detail::bytes_of(in),
+                                    detail::writable_bytes_of(out), root));
   } catch (const error& e) {
     failed(e);
   }
@@ -585,9 +595,9 @@ class communicator {
       try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::iscatterv(impl(), detail::bytes_of(in), detail::scaled<T>(counts),
-                                     detail::scaled<T>(displs), detail::writable_bytes_of(out),
-                                     root));
+    return request(detail::iscatterv(
+        impl("iscatterv"), detail::bytes_of(in), detail::scaled<T>(counts, "iscatterv", rank_),
+        detail::scaled<T>(displs, "iscatterv", rank_), detail::writable_bytes_of(out), root));
   } catch (const error& e) {
     failed(e);
   }
@@ -600,8 +610,8 @@ class communicator {
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iallgather(const S& in, R&& out) const try {
     detail::same_elements<S, R>();
-    return request(
-        detail::iallgather(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
+    return request(detail::iallgather(impl("iallgather"), detail::bytes_of(in),
+                                      detail::writable_bytes_of(out)));
   } catch (const error& e) {
     failed(e);
   }
@@ -615,8 +625,10 @@ class communicator {
                                     std::span<const std::size_t> displs = {}) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::iallgatherv(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                       detail::scaled<T>(counts), detail::scaled<T>(displs)));
+    return request(detail::iallgatherv(impl("iallgatherv"), detail::bytes_of(in),
+                                       detail::writable_bytes_of(out),
+                                       detail::scaled<T>(counts, "iallgatherv", rank_),
+                                       detail::scaled<T>(displs, "iallgatherv", rank_)));
   } catch (const error& e) {
     failed(e);
   }
@@ -636,7 +648,8 @@ class communicator {
       message.append(std::to_string(size_)).append(" equal blocks");
       detail::throw_error(errc::invalid_argument, message);
     }
-    return request(detail::ialltoall(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
+    return request(
+        detail::ialltoall(impl("ialltoall"), detail::bytes_of(in), detail::writable_bytes_of(out)));
   } catch (const error& e) {
     failed(e);
   }
@@ -654,10 +667,12 @@ class communicator {
                                    std::span<const std::size_t> recv_displs) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(
-        detail::ialltoallv(impl(), detail::bytes_of(in), detail::scaled<T>(send_counts),
-                           detail::scaled<T>(send_displs), detail::writable_bytes_of(out),
-                           detail::scaled<T>(recv_counts), detail::scaled<T>(recv_displs)));
+    return request(detail::ialltoallv(impl("ialltoallv"), detail::bytes_of(in),
+                                      detail::scaled<T>(send_counts, "ialltoallv", rank_),
+                                      detail::scaled<T>(send_displs, "ialltoallv", rank_),
+                                      detail::writable_bytes_of(out),
+                                      detail::scaled<T>(recv_counts, "ialltoallv", rank_),
+                                      detail::scaled<T>(recv_displs, "ialltoallv", rank_)));
   } catch (const error& e) {
     failed(e);
   }
@@ -665,8 +680,9 @@ class communicator {
  private:
   friend class session;
   explicit communicator(detail::comm_ptr impl);
-  const detail::comm_impl& impl() const {
-    if (!impl_) detail::null_communicator("an operation");
+  /// The communicator's state; a null communicator is an error naming `operation`.
+  const detail::comm_impl& impl(const char* operation) const {
+    if (!impl_) detail::null_communicator(operation);
     return *impl_;
   }
   template <class R>

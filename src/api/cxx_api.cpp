@@ -85,26 +85,27 @@ on_error world_error_policy() noexcept {
   return the_world ? the_world->policy : on_error::throw_error;
 }
 
+namespace {
+[[noreturn]] void not_a_rank(const detail::comm_impl& c, int peer, std::string_view operation) {
+  base::fail(errc::invalid_rank,
+             "{} on rank {}: rank {}{} is not a rank of the communicator (size {})", operation,
+             c.kernel.rank, peer, peer == any_source ? " (any_source)" : "", c.kernel.size);
+}
+}  // namespace
+
 int world_dest(const detail::comm_impl& c, int dest, std::string_view operation) {
-  // any_source is a receive's wildcard; a send names a real rank. Caught here so that the message
-  // gives this communicator's size, not the job's that the kernel would give.
-  if (dest == any_source) {
-    base::fail(errc::invalid_rank,
-               "{} on rank {}: destination {} (any_source) is not a rank of the communicator "
-               "(size {})",
-               operation, c.kernel.rank, dest, c.kernel.size);
-  }
-  return world_peer(c, dest, operation);
+  // any_source is a receive's wildcard; a send names a real rank, so here it fails the range
+  // check like any negative rank (one compare fewer than world_peer's, on the send path).
+  const core::communicator& k = c.kernel;
+  if (dest == proc_null) return dest;
+  if (dest < 0 || dest >= k.size) not_a_rank(c, dest, operation);
+  return k.to_world(dest);
 }
 
 int world_peer(const detail::comm_impl& c, int peer, std::string_view operation) {
   const core::communicator& k = c.kernel;
   if (peer == proc_null || peer == any_source) return peer;
-  if (peer < 0 || peer >= k.size) {
-    base::fail(errc::invalid_rank,
-               "{} on rank {}: rank {} is not a rank of the communicator (size {})", operation,
-               k.rank, peer, k.size);
-  }
+  if (peer < 0 || peer >= k.size) not_a_rank(c, peer, operation);
   return k.to_world(peer);
 }
 

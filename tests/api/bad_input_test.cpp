@@ -177,7 +177,9 @@ TEST_F(BadInput, CountsThatDoNotFitAreRejected) {
                rmpl::errc::invalid_argument, {"alltoallv", "outside", "offset"},
                "alltoallv with blocks outside the buffer");
   expect_error([&] { comm.allgatherv(one, big, overflowing); }, rmpl::errc::invalid_argument,
-               {std::to_string(overflowing[0]), "overflows"}, "allgatherv with counts of 2^63");
+               {"allgatherv on rank " + std::to_string(comm.rank()), std::to_string(overflowing[0]),
+                "overflows"},
+               "allgatherv with counts of 2^63");
   expect_error([&] { comm.reduce_scatter(big, one, overflowing, rmpl::ops::sum{}); },
                rmpl::errc::invalid_argument, {"overflows"}, "reduce_scatter with counts of 2^63");
   if (n > 1) {
@@ -232,17 +234,17 @@ TEST_F(BadInput, NullFreedAndMovedFromCommunicatorsAreDetected) {
   rmpl::communicator none;
   int value = 0;
   expect_error([&] { none.send(std::span(&value, 1), 0, 0); }, rmpl::errc::invalid_argument,
-               {"null communicator"}, "send on a default-constructed communicator");
+               {"send on a null communicator"}, "send on a default-constructed communicator");
   rmpl::communicator freed = world().dup();
   freed.free();
   expect_error([&] { freed.barrier(); }, rmpl::errc::invalid_argument,
-               {"null communicator", "freed"}, "barrier on a freed communicator");
-  expect_error([&] { auto c = freed.dup(); }, rmpl::errc::invalid_argument, {"null communicator"},
-               "dup of a freed communicator");
+               {"barrier on a null communicator", "freed"}, "barrier on a freed communicator");
+  expect_error([&] { auto c = freed.dup(); }, rmpl::errc::invalid_argument,
+               {"dup on a null communicator"}, "dup of a freed communicator");
   rmpl::communicator from = world().dup();
   rmpl::communicator to = std::move(from);
   expect_error([&] { from.recv(std::span(&value, 1), 0, 0); }, rmpl::errc::invalid_argument,
-               {"null communicator", "moved from"}, "recv on a moved-from communicator");
+               {"recv on a null communicator", "moved from"}, "recv on a moved-from communicator");
   expect_still_works(to);
 }
 
