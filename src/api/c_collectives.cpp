@@ -22,6 +22,16 @@ using rmpl::detail::scalar;
 constexpr rmpl_op user_base = 1000;
 std::vector<reduction> user_ops;  // index op - user_base; element == 0 once freed
 
+const rmpl::detail::comm_impl& world() {
+  return *rmpl::api::world();
+}
+
+/// The C function running on this thread, for the messages of the checks below.
+thread_local std::string function;
+int rank_here() {
+  return world().kernel.rank;
+}
+
 struct type_info {
   scalar kind;
   std::size_t size;
@@ -51,7 +61,8 @@ type_info info_of(rmpl_type t) {
     case RMPL_TYPE_NONE: break;
   }
   // clang-format on
-  rmpl::base::fail(rmpl::errc::invalid_argument, "{} is not an rmpl_type", static_cast<int>(t));
+  rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: {} is not an rmpl_type", function,
+                   rank_here(), static_cast<int>(t));
 }
 
 /// The reduction of operator `op` on `type` (ignored for user operators).
@@ -60,12 +71,15 @@ reduction reduction_of(rmpl_type type, rmpl_op op) {
     const auto index = static_cast<std::size_t>(op - user_base);
     if (index >= user_ops.size() || user_ops[index].element == 0) {
       rmpl::base::fail(rmpl::errc::invalid_argument,
-                       "operator {} is not a live user operator (never created or freed)", op);
+                       "{} on rank {}: operator {} is not a live user operator (never created or "
+                       "freed)",
+                       function, rank_here(), op);
     }
     return user_ops[index];
   }
   if (op < RMPL_SUM || op > RMPL_MAXLOC) {
-    rmpl::base::fail(rmpl::errc::invalid_argument, "{} is not an rmpl_op", op);
+    rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: {} is not an rmpl_op", function,
+                     rank_here(), op);
   }
   const type_info t = info_of(type);
   reduction r;
@@ -74,16 +88,6 @@ reduction reduction_of(rmpl_type type, rmpl_op op) {
   r.element = t.size;
   r.commutative = true;
   return r;
-}
-
-const rmpl::detail::comm_impl& world() {
-  return *rmpl::api::world();
-}
-
-/// The C function running on this thread, for the messages of the checks below.
-thread_local std::string function;
-int rank_here() {
-  return world().kernel.rank;
 }
 
 /// Byte spans of a C buffer: a null pointer with a non-zero size, or a size no buffer can have,
@@ -198,6 +202,8 @@ int rmpl_op_create(rmpl_user_function fn, size_t element_size, int commutative, 
 
 int rmpl_op_free(rmpl_op* op) {
   return guarded([&] {
+    function = "rmpl_op_free";
+    rmpl::api::require_output(op, "rmpl_op_free", "op");
     reduction_of(RMPL_TYPE_NONE, *op);  // checks it is a live user operator
     if (*op < user_base) {
       rmpl::base::fail(rmpl::errc::invalid_argument, "rmpl_op_free: {} is a built-in operator",
@@ -228,7 +234,7 @@ int rmpl_ireduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_o
                  rmpl_handle* handle) {
   return run("rmpl_ireduce", handle, [&] {
     const reduction r = reduction_of(type, op);
-    const std::size_t bytes = times(count, r.element, "count");
+    const std::size_t bytes = times(count, r.element, "elements");
     const bool root_here = world().kernel.rank == root;
     return rmpl::detail::ireduce(world(), in_bytes(in, bytes),
                                  root_here ? out_bytes(out, bytes) : rmpl::detail::bytes_out{}, r,
@@ -243,7 +249,7 @@ int rmpl_iallreduce(const void* in, void* out, size_t count, rmpl_type type, rmp
                     rmpl_handle* handle) {
   return run("rmpl_iallreduce", handle, [&] {
     const reduction r = reduction_of(type, op);
-    const std::size_t bytes = times(count, r.element, "count");
+    const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iallreduce(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
 }
@@ -255,7 +261,7 @@ int rmpl_iscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op 
                rmpl_handle* handle) {
   return run("rmpl_iscan", handle, [&] {
     const reduction r = reduction_of(type, op);
-    const std::size_t bytes = times(count, r.element, "count");
+    const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
 }
@@ -267,7 +273,7 @@ int rmpl_iexscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_o
                  rmpl_handle* handle) {
   return run("rmpl_iexscan", handle, [&] {
     const reduction r = reduction_of(type, op);
-    const std::size_t bytes = times(count, r.element, "count");
+    const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iexscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
 }
@@ -279,9 +285,9 @@ int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_typ
                                rmpl_handle* handle) {
   return run("rmpl_ireduce_scatter_block", handle, [&] {
     const reduction r = reduction_of(type, op);
-    const std::size_t block = times(count, r.element, "count");
+    const std::size_t block = times(count, r.element, "elements");
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::ireduce_scatter_block(world(), in_bytes(in, times(n, block, "ranks")),
+    return rmpl::detail::ireduce_scatter_block(world(), in_bytes(in, times(n, block, "blocks")),
                                                out_bytes(out, block), r);
   });
 }
@@ -294,7 +300,7 @@ int rmpl_ireduce_scatter(const void* in, void* out, const size_t* counts, rmpl_t
   return run("rmpl_ireduce_scatter", handle, [&] {
     const reduction r = reduction_of(type, op);
     std::vector<std::size_t> bytes = per_rank(counts, true, "counts");
-    for (std::size_t& b : bytes) b = times(b, r.element, "count");
+    for (std::size_t& b : bytes) b = times(b, r.element, "elements");
     const std::size_t mine = bytes[static_cast<std::size_t>(world().kernel.rank)];
     return rmpl::detail::ireduce_scatter(world(), in_bytes(in, total_of(bytes)),
                                          out_bytes(out, mine), bytes, r);
@@ -311,7 +317,7 @@ int rmpl_igather(const void* in, size_t bytes, void* out, int root, rmpl_handle*
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::igather(
         world(), in_bytes(in, bytes),
-        root_here ? out_bytes(out, times(n, bytes, "ranks")) : rmpl::detail::bytes_out{}, root);
+        root_here ? out_bytes(out, times(n, bytes, "blocks")) : rmpl::detail::bytes_out{}, root);
   });
 }
 int rmpl_gather(const void* in, size_t bytes, void* out, int root) {
@@ -341,7 +347,7 @@ int rmpl_iscatter(const void* in, void* out, size_t bytes, int root, rmpl_handle
     const bool root_here = world().kernel.rank == root;
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::iscatter(
-        world(), root_here ? in_bytes(in, times(n, bytes, "ranks")) : rmpl::detail::bytes_in{},
+        world(), root_here ? in_bytes(in, times(n, bytes, "blocks")) : rmpl::detail::bytes_in{},
         out_bytes(out, bytes), root);
   });
 }
@@ -371,7 +377,7 @@ int rmpl_iallgather(const void* in, size_t bytes, void* out, rmpl_handle* handle
   return run("rmpl_iallgather", handle, [&] {
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::iallgather(world(), in_bytes(in, bytes),
-                                    out_bytes(out, times(n, bytes, "ranks")));
+                                    out_bytes(out, times(n, bytes, "blocks")));
   });
 }
 int rmpl_allgather(const void* in, size_t bytes, void* out) {
@@ -395,8 +401,8 @@ int rmpl_allgatherv(const void* in, size_t bytes, void* out, const size_t* count
 int rmpl_ialltoall(const void* in, void* out, size_t block_bytes, rmpl_handle* handle) {
   return run("rmpl_ialltoall", handle, [&] {
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::ialltoall(world(), in_bytes(in, times(n, block_bytes, "ranks")),
-                                   out_bytes(out, times(n, block_bytes, "ranks")));
+    return rmpl::detail::ialltoall(world(), in_bytes(in, times(n, block_bytes, "blocks")),
+                                   out_bytes(out, times(n, block_bytes, "blocks")));
   });
 }
 int rmpl_alltoall(const void* in, void* out, size_t block_bytes) {

@@ -64,15 +64,15 @@ inline void check_count(std::size_t bytes, const char* function, const char* wha
   }
 }
 
-/// count * element bytes, failing (RMPL_ERR_ARGUMENT) when the product overflows or exceeds
-/// max_bytes.
+/// count * element bytes (`what` names the counted things: "elements", "blocks"), failing
+/// (RMPL_ERR_ARGUMENT) when the product overflows or exceeds max_bytes.
 inline std::size_t checked_product(std::size_t count, std::size_t element, const char* function,
                                    const char* what) {
   if (element != 0 && count > max_bytes / element) {
     base::fail(errc::invalid_argument,
-               "{} on rank {}: {} {} times {} bytes overflows (at most {} bytes; a negative count "
+               "{} on rank {}: {} {} of {} bytes overflow (at most {} bytes; a negative count "
                "converted to size_t?)",
-               function, initialized() ? kernel().rank() : 0, what, count, element, max_bytes);
+               function, initialized() ? kernel().rank() : 0, count, what, element, max_bytes);
   }
   return count * element;
 }

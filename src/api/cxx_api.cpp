@@ -47,7 +47,8 @@ core::request* request_of(core::engine& e, detail::request_id id, const char* op
 core::engine* live_engine = nullptr;
 
 void not_initialized() {
-  base::fail(errc::not_initialized, "rmpl is not initialized: create an rmpl::session first");
+  base::fail(errc::not_initialized,
+             "rmpl is not initialized: create an rmpl::session (C: call rmpl_init) first");
 }
 void acquire() {
   if (users++ == 0) {

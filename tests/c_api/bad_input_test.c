@@ -114,16 +114,17 @@ static void test_collectives(void) {
   check_error(rmpl_allreduce(NULL, many, 2, RMPL_INT32, RMPL_SUM), RMPL_ERR_ARGUMENT,
               "rmpl_allreduce from NULL", "null send buffer of 8 bytes", NULL);
   check_error(rmpl_iallreduce(one, many, (size_t)-1, RMPL_INT32, RMPL_SUM, NULL), RMPL_ERR_ARGUMENT,
-              "rmpl_allreduce of a count of -1", "rmpl_allreduce", "overflows");
+              "rmpl_allreduce of a count of -1", "rmpl_allreduce",
+              "18446744073709551615 elements of 4 bytes overflow");
   rmpl_handle h = 0;
   check_error(rmpl_iallreduce(one, many, (size_t)-1, RMPL_INT32, RMPL_SUM, &h), RMPL_ERR_ARGUMENT,
               "rmpl_iallreduce of a count of -1", "rmpl_iallreduce", NULL);
   check_error(rmpl_allreduce(one, many, 1, RMPL_INT32, 99), RMPL_ERR_ARGUMENT,
-              "rmpl_allreduce with operator 99", "99", NULL);
+              "rmpl_allreduce with operator 99", "rmpl_allreduce on rank", "99 is not an rmpl_op");
   check_error(rmpl_allreduce(one, many, 1, (rmpl_type)77, RMPL_SUM), RMPL_ERR_ARGUMENT,
-              "rmpl_allreduce with type 77", "77", NULL);
+              "rmpl_allreduce with type 77", "rmpl_allreduce on rank", "77 is not an rmpl_type");
   check_error(rmpl_allgather(one, (size_t)-4, many), RMPL_ERR_ARGUMENT,
-              "rmpl_allgather of a count of -4", "rmpl_allgather", NULL);
+              "rmpl_allgather of a count of -4", "rmpl_allgather on rank", "18446744073709551612");
   check_error(rmpl_allgatherv(one, sizeof one, many, NULL, NULL), RMPL_ERR_ARGUMENT,
               "rmpl_allgatherv without counts", "counts is NULL", NULL);
   size_t negative[64];
