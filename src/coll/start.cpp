@@ -127,7 +127,11 @@ struct agreement {
   std::uint64_t bytes = unchecked;
   std::uint64_t op = unchecked;      ///< operator, element type and size
   std::uint64_t counts = unchecked;  ///< a hash of the per-rank counts
+  /// Not compared: the error code with which this rank rejected its own arguments, or 0.
+  std::uint64_t failed = 0;
 };
+/// The fields above that every rank must pass alike.
+constexpr std::size_t compared_fields = 5;
 
 bool checking() {
   static const bool on = [] {
@@ -194,11 +198,28 @@ std::string value_text(std::size_t field, std::uint64_t v) {
 /// Exchanges every rank's record and fails, naming who passed what, on the first field the ranks
 /// disagree on. Every rank sees all records, so every rank fails alike.
 task agree(exchange x, agreement mine) {
-  constexpr std::size_t fields = sizeof(agreement) / sizeof(std::uint64_t);
+  constexpr std::size_t fields = compared_fields;
   const auto n = static_cast<std::size_t>(x.size());
   std::vector<agreement> all(n);
   co_await x.run(allgather_bruck(x, std::as_bytes(std::span(&mine, 1)),
                                  std::as_writable_bytes(std::span(all))));
+  // A rank that rejected its own arguments took part only so that the others fail with it: it
+  // reports its own error (the step after this one), they name it.
+  if (mine.failed != 0) co_return;
+  std::vector<int> failed;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (all[r].failed != 0) failed.push_back(static_cast<int>(r));
+  }
+  if (!failed.empty()) {
+    const auto code = static_cast<errc>(all[static_cast<std::size_t>(failed[0])].failed);
+    base::fail(code,
+               "{} on rank {} (communicator of {}): {} {} rejected {} own arguments ({}; see {} "
+               "error) (RMPL_CHECK_COLLECTIVES)",
+               collective_names[mine.kind], x.rank(), x.size(),
+               failed.size() == 1 ? "rank" : "ranks", ranks_text(failed),
+               failed.size() == 1 ? "its" : "their", to_string(code),
+               failed.size() == 1 ? "its" : "their");
+  }
   static constexpr const char* what[fields] = {"which collective they call", "the root",
                                                "the byte count", "the reduction operator",
                                                "the per-rank counts"};
@@ -256,6 +277,33 @@ core::request* launch(const target& t, collective c, const agreement& a, std::st
   return t.engine.start_activity(std::move(op));
 }
 
+task nothing(exchange) {
+  co_return;
+}
+
+/// Runs `start` (a collective's checks and launch). In the checked mode a rank whose own
+/// arguments fail the checks still takes part in the collective's agreement, flagged, so the
+/// other ranks fail too instead of waiting for it; it waits for that agreement (which needs the
+/// others to have called the collective, as the collective itself would), then throws its error.
+template <class Start>
+core::request* checked_start(const target& t, collective c, Start&& start) {
+  if (!checking()) return start();
+  try {
+    return start();
+  } catch (const error& e) {
+    agreement a = agree_on(c);
+    a.failed = static_cast<std::uint64_t>(e.code());
+    core::request* r = launch(t, c, a, "rejected", 0, [](exchange x) { return nothing(x); });
+    try {
+      t.engine.wait(r);
+      t.engine.finish(r);
+    } catch (const error&) {
+      // This rank's own error is the one to report (a dead peer is reported by the next call).
+    }
+    throw;
+  }
+}
+
 /// Whether the shared-area algorithms may run: the communicator has an area, and the checked mode
 /// is off (see above).
 bool area_usable(const target& t) {
@@ -285,115 +333,129 @@ std::string_view chosen(const target& t, collective c) {
 }  // namespace
 
 core::request* start_barrier(const target& t) {
-  constexpr auto c = collective::barrier;
-  const agreement a = agree_on(c);
-  std::string_view name = chosen(t, c);
-  if (name == "auto") name = area_usable(t) ? "shared" : "dissemination";
-  if (name == "shared")
-    return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
-  return launch(t, c, a, "dissemination", 0, [&](exchange x) { return barrier_dissemination(x); });
+  return checked_start(t, collective::barrier, [&]() -> core::request* {
+    constexpr auto c = collective::barrier;
+    const agreement a = agree_on(c);
+    std::string_view name = chosen(t, c);
+    if (name == "auto") name = area_usable(t) ? "shared" : "dissemination";
+    if (name == "shared")
+      return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
+    return launch(t, c, a, "dissemination", 0,
+                  [&](exchange x) { return barrier_dissemination(x); });
+  });
 }
 
 core::request* start_broadcast(const target& t, bytes data, int root) {
-  constexpr auto c = collective::broadcast;
-  check_root(t, c, root);
-  const agreement a = agree_on(c, root, data.size());
-  check_buffer(t, c, data, "buffer");
-  std::string_view name = chosen(t, c);
-  if (name == "auto") {
-    name = shared_suits(t, data.size(), 4u << 20)           ? "shared"
-           : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
-                                                            : "scatter_allgather";
-  }
-  if (name == "shared") {
-    return launch(t, c, a, name, data.size(),
-                  [&](exchange x) { return broadcast_shared(x, data, root); });
-  }
-  if (name == "scatter_allgather") {
-    return launch(t, c, a, name, data.size(),
-                  [&](exchange x) { return broadcast_scatter_allgather(x, data, root); });
-  }
-  return launch(t, c, a, "binomial", data.size(),
-                [&](exchange x) { return broadcast_binomial(x, data, root); });
+  return checked_start(t, collective::broadcast, [&]() -> core::request* {
+    constexpr auto c = collective::broadcast;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root, data.size());
+    check_buffer(t, c, data, "buffer");
+    std::string_view name = chosen(t, c);
+    if (name == "auto") {
+      name = shared_suits(t, data.size(), 4u << 20)           ? "shared"
+             : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
+                                                              : "scatter_allgather";
+    }
+    if (name == "shared") {
+      return launch(t, c, a, name, data.size(),
+                    [&](exchange x) { return broadcast_shared(x, data, root); });
+    }
+    if (name == "scatter_allgather") {
+      return launch(t, c, a, name, data.size(),
+                    [&](exchange x) { return broadcast_scatter_allgather(x, data, root); });
+    }
+    return launch(t, c, a, "binomial", data.size(),
+                  [&](exchange x) { return broadcast_binomial(x, data, root); });
+  });
 }
 
 core::request* start_reduce(const target& t, const_bytes in, bytes out, const reduction& op,
                             int root) {
-  constexpr auto c = collective::reduce;
-  check_root(t, c, root);
-  check_reduction(t, c, in, op);
-  const agreement a = with_op(agree_on(c, root, in.size()), op);
-  check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
-  if (t.comm.rank == root) check_room(t, c, out.size(), in.size(), "receive buffer");
-  const std::size_t count = in.size() / op.element;
-  // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
-  const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
-  std::string_view name = chosen(t, c);
-  if (name == "auto") {
-    name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
-           : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
-                                                       : "binomial";
-  }
-  if (name == "shared") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return reduce_shared(x, in, out, op, root); });
-  }
-  if (name == "rabenseifner" && halving_fits) {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
-  }
-  return launch(t, c, a, "binomial", in.size(),
-                [&](exchange x) { return reduce_binomial(x, in, out, op, root); });
+  return checked_start(t, collective::reduce, [&]() -> core::request* {
+    constexpr auto c = collective::reduce;
+    check_root(t, c, root);
+    check_reduction(t, c, in, op);
+    const agreement a = with_op(agree_on(c, root, in.size()), op);
+    check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
+    if (t.comm.rank == root) check_room(t, c, out.size(), in.size(), "receive buffer");
+    const std::size_t count = in.size() / op.element;
+    // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
+    const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
+    std::string_view name = chosen(t, c);
+    if (name == "auto") {
+      name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
+             : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
+                                                         : "binomial";
+    }
+    if (name == "shared") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return reduce_shared(x, in, out, op, root); });
+    }
+    if (name == "rabenseifner" && halving_fits) {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
+    }
+    return launch(t, c, a, "binomial", in.size(),
+                  [&](exchange x) { return reduce_binomial(x, in, out, op, root); });
+  });
 }
 
 core::request* start_allreduce(const target& t, const_bytes in, bytes out, const reduction& op) {
-  constexpr auto c = collective::allreduce;
-  check_reduction(t, c, in, op);
-  const agreement a = with_op(agree_on(c, -1, in.size()), op);
-  check_buffers(t, c, in, out);
-  check_room(t, c, out.size(), in.size(), "receive buffer");
-  std::string_view name = chosen(t, c);
-  if (name == "auto") {
-    name = area_usable(t)             ? "shared"
-           : in.size() >= (16u << 10) ? "rabenseifner"
-                                      : "recursive_doubling";
-  }
-  if (name == "shared") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return allreduce_shared(x, in, out, op); });
-  }
-  // The ring reorders operands: non-commutative operators take the halving (binary swap), which
-  // keeps rank order.
-  if (name == "ring" && !op.commutative) name = "rabenseifner";
-  if (name == "rabenseifner") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return allreduce_rabenseifner(x, in, out, op); });
-  }
-  if (name == "ring") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return allreduce_ring(x, in, out, op); });
-  }
-  if (name == "reduce_broadcast") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return allreduce_reduce_broadcast(x, in, out, op); });
-  }
-  return launch(t, c, a, "recursive_doubling", in.size(),
-                [&](exchange x) { return allreduce_recursive_doubling(x, in, out, op); });
+  return checked_start(t, collective::allreduce, [&]() -> core::request* {
+    constexpr auto c = collective::allreduce;
+    check_reduction(t, c, in, op);
+    const agreement a = with_op(agree_on(c, -1, in.size()), op);
+    check_buffers(t, c, in, out);
+    check_room(t, c, out.size(), in.size(), "receive buffer");
+    std::string_view name = chosen(t, c);
+    if (name == "auto") {
+      name = area_usable(t)             ? "shared"
+             : in.size() >= (16u << 10) ? "rabenseifner"
+                                        : "recursive_doubling";
+    }
+    if (name == "shared") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_shared(x, in, out, op); });
+    }
+    // The ring reorders operands: non-commutative operators take the halving (binary swap), which
+    // keeps rank order.
+    if (name == "ring" && !op.commutative) name = "rabenseifner";
+    if (name == "rabenseifner") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_rabenseifner(x, in, out, op); });
+    }
+    if (name == "ring") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_ring(x, in, out, op); });
+    }
+    if (name == "reduce_broadcast") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_reduce_broadcast(x, in, out, op); });
+    }
+    return launch(t, c, a, "recursive_doubling", in.size(),
+                  [&](exchange x) { return allreduce_recursive_doubling(x, in, out, op); });
+  });
 }
 
 core::request* start_scan(const target& t, const_bytes in, bytes out, const reduction& op,
                           bool exclusive) {
-  const auto c = exclusive ? collective::exscan : collective::scan;
-  check_reduction(t, c, in, op);
-  const agreement a = with_op(agree_on(c, -1, in.size()), op);
-  check_buffers(t, c, in, out);
-  if (!exclusive || t.comm.rank > 0) check_room(t, c, out.size(), in.size(), "receive buffer");
-  if (forced(c) == "linear") {
-    return launch(t, c, a, "linear", in.size(),
-                  [&](exchange x) { return scan_linear(x, in, out, op, exclusive); });
-  }
-  return launch(t, c, a, "recursive_doubling", in.size(),
-                [&](exchange x) { return scan_recursive_doubling(x, in, out, op, exclusive); });
+  return checked_start(
+      t, exclusive ? collective::exscan : collective::scan, [&]() -> core::request* {
+        const auto c = exclusive ? collective::exscan : collective::scan;
+        check_reduction(t, c, in, op);
+        const agreement a = with_op(agree_on(c, -1, in.size()), op);
+        check_buffers(t, c, in, out);
+        if (!exclusive || t.comm.rank > 0)
+          check_room(t, c, out.size(), in.size(), "receive buffer");
+        if (forced(c) == "linear") {
+          return launch(t, c, a, "linear", in.size(),
+                        [&](exchange x) { return scan_linear(x, in, out, op, exclusive); });
+        }
+        return launch(t, c, a, "recursive_doubling", in.size(), [&](exchange x) {
+          return scan_recursive_doubling(x, in, out, op, exclusive);
+        });
+      });
 }
 
 namespace {
@@ -438,179 +500,200 @@ core::request* start_reduce_scatter_layout(const target& t, collective c, const 
 
 core::request* start_reduce_scatter_block(const target& t, const_bytes in, bytes out,
                                           const reduction& op) {
-  constexpr auto c = collective::reduce_scatter_block;
-  check_reduction(t, c, in, op);
-  const std::size_t block = out.size();
-  check_room(t, c, in.size(), block * static_cast<std::size_t>(t.comm.size), "send buffer");
-  const agreement a = with_op(agree_on(c, -1, block), op);
-  check_buffers(t, c, in, out);
-  return start_reduce_scatter_layout(t, c, a,
-                                     in.first(block * static_cast<std::size_t>(t.comm.size)), out,
-                                     layout::uniform(t.comm.size, block), op);
+  return checked_start(t, collective::reduce_scatter_block, [&]() -> core::request* {
+    constexpr auto c = collective::reduce_scatter_block;
+    check_reduction(t, c, in, op);
+    const std::size_t block = out.size();
+    check_room(t, c, in.size(), block * static_cast<std::size_t>(t.comm.size), "send buffer");
+    const agreement a = with_op(agree_on(c, -1, block), op);
+    check_buffers(t, c, in, out);
+    return start_reduce_scatter_layout(t, c, a,
+                                       in.first(block * static_cast<std::size_t>(t.comm.size)), out,
+                                       layout::uniform(t.comm.size, block), op);
+  });
 }
 
 core::request* start_reduce_scatter(const target& t, const_bytes in, bytes out, sizes counts,
                                     const reduction& op) {
-  constexpr auto c = collective::reduce_scatter;
-  check_reduction(t, c, in, op);
-  layout recv = checked_layout(t, c, counts, {}, in.size(), "send buffer");
-  const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-  const agreement a = with_op(with_counts(agree_on(c), counts), op);
-  check_buffers(t, c, in, out);
-  return start_reduce_scatter_layout(t, c, a, in.first(total), out, std::move(recv), op);
+  return checked_start(t, collective::reduce_scatter, [&]() -> core::request* {
+    constexpr auto c = collective::reduce_scatter;
+    check_reduction(t, c, in, op);
+    layout recv = checked_layout(t, c, counts, {}, in.size(), "send buffer");
+    const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+    const agreement a = with_op(with_counts(agree_on(c), counts), op);
+    check_buffers(t, c, in, out);
+    return start_reduce_scatter_layout(t, c, a, in.first(total), out, std::move(recv), op);
+  });
 }
 
 core::request* start_gather(const target& t, const_bytes in, bytes out, int root) {
-  constexpr auto c = collective::gather;
-  check_root(t, c, root);
-  const agreement a = agree_on(c, root, in.size());
-  check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
-  const std::size_t n = static_cast<std::size_t>(t.comm.size);
-  if (t.comm.rank == root) check_room(t, c, out.size(), n * in.size(), "receive buffer");
-  std::string_view name = forced(c);
-  if (name == "auto") name = in.size() < 2048 ? "binomial" : "linear";
-  if (name == "binomial") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return gather_binomial(x, in, out, root); });
-  }
-  layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, in.size()) : layout{};
-  return launch(t, c, a, "linear", in.size(),
-                [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+  return checked_start(t, collective::gather, [&]() -> core::request* {
+    constexpr auto c = collective::gather;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root, in.size());
+    check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
+    const std::size_t n = static_cast<std::size_t>(t.comm.size);
+    if (t.comm.rank == root) check_room(t, c, out.size(), n * in.size(), "receive buffer");
+    std::string_view name = forced(c);
+    if (name == "auto") name = in.size() < 2048 ? "binomial" : "linear";
+    if (name == "binomial") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return gather_binomial(x, in, out, root); });
+    }
+    layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, in.size()) : layout{};
+    return launch(t, c, a, "linear", in.size(),
+                  [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+  });
 }
 
 core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts, sizes displs,
                              int root) {
-  constexpr auto c = collective::gatherv;
-  check_root(t, c, root);
-  const agreement a = agree_on(c, root);
-  check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
-  layout blocks;
-  if (t.comm.rank == root) {
-    blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
-    if (in.size() != blocks.count(root)) {
-      reject(t, c, errc::invalid_argument, "the root sends {} bytes but its count says {}",
-             in.size(), blocks.count(root));
+  return checked_start(t, collective::gatherv, [&]() -> core::request* {
+    constexpr auto c = collective::gatherv;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root);
+    check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
+    layout blocks;
+    if (t.comm.rank == root) {
+      blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
+      if (in.size() != blocks.count(root)) {
+        reject(t, c, errc::invalid_argument, "the root sends {} bytes but its count says {}",
+               in.size(), blocks.count(root));
+      }
     }
-  }
-  return launch(t, c, a, "linear", in.size(),
-                [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+    return launch(t, c, a, "linear", in.size(),
+                  [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+  });
 }
 
 core::request* start_scatter(const target& t, const_bytes in, bytes out, int root) {
-  constexpr auto c = collective::scatter;
-  check_root(t, c, root);
-  const agreement a = agree_on(c, root, out.size());
-  check_buffers(t, c, t.comm.rank == root ? in : const_bytes{}, out);
-  const std::size_t n = static_cast<std::size_t>(t.comm.size);
-  if (t.comm.rank == root) check_room(t, c, in.size(), n * out.size(), "send buffer");
-  std::string_view name = forced(c);
-  if (name == "auto") name = out.size() < 2048 ? "binomial" : "linear";
-  if (name == "binomial") {
-    return launch(t, c, a, name, out.size(),
-                  [&](exchange x) { return scatter_binomial(x, in, out, root); });
-  }
-  layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, out.size()) : layout{};
-  return launch(t, c, a, "linear", out.size(),
-                [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  return checked_start(t, collective::scatter, [&]() -> core::request* {
+    constexpr auto c = collective::scatter;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root, out.size());
+    check_buffers(t, c, t.comm.rank == root ? in : const_bytes{}, out);
+    const std::size_t n = static_cast<std::size_t>(t.comm.size);
+    if (t.comm.rank == root) check_room(t, c, in.size(), n * out.size(), "send buffer");
+    std::string_view name = forced(c);
+    if (name == "auto") name = out.size() < 2048 ? "binomial" : "linear";
+    if (name == "binomial") {
+      return launch(t, c, a, name, out.size(),
+                    [&](exchange x) { return scatter_binomial(x, in, out, root); });
+    }
+    layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, out.size()) : layout{};
+    return launch(t, c, a, "linear", out.size(),
+                  [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  });
 }
 
 core::request* start_scatterv(const target& t, const_bytes in, sizes counts, sizes displs,
                               bytes out, int root) {
-  constexpr auto c = collective::scatterv;
-  check_root(t, c, root);
-  const agreement a = agree_on(c, root);
-  check_buffers(t, c, t.comm.rank == root ? in : const_bytes{}, out);
-  layout blocks;
-  if (t.comm.rank == root) {
-    blocks = checked_layout(t, c, counts, displs, in.size(), "send buffer");
-    check_room(t, c, out.size(), blocks.count(root), "receive buffer");
-  }
-  return launch(t, c, a, "linear", out.size(),
-                [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  return checked_start(t, collective::scatterv, [&]() -> core::request* {
+    constexpr auto c = collective::scatterv;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root);
+    check_buffers(t, c, t.comm.rank == root ? in : const_bytes{}, out);
+    layout blocks;
+    if (t.comm.rank == root) {
+      blocks = checked_layout(t, c, counts, displs, in.size(), "send buffer");
+      check_room(t, c, out.size(), blocks.count(root), "receive buffer");
+    }
+    return launch(t, c, a, "linear", out.size(),
+                  [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  });
 }
 
 core::request* start_allgather(const target& t, const_bytes in, bytes out) {
-  constexpr auto c = collective::allgather;
-  const agreement a = agree_on(c, -1, in.size());
-  check_buffers(t, c, in, out);
-  const int n = t.comm.size;
-  check_room(t, c, out.size(), static_cast<std::size_t>(n) * in.size(), "receive buffer");
-  std::string_view name = forced(c);
-  if (name == "auto") {
-    name = static_cast<std::size_t>(n) * in.size() >= (64u << 10) ? "ring"
-           : is_pow2(n)                                           ? "recursive_doubling"
-                                                                  : "bruck";
-  }
-  if (name == "recursive_doubling" && !is_pow2(n)) name = "bruck";
-  if (name == "recursive_doubling") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return allgather_recursive_doubling(x, in, out); });
-  }
-  if (name == "bruck") {
-    return launch(t, c, a, name, in.size(),
-                  [&](exchange x) { return allgather_bruck(x, in, out); });
-  }
-  return launch(t, c, a, "ring", in.size(), [&](exchange x) {
-    return allgather_ring(x, in, out, layout::uniform(n, in.size()));
+  return checked_start(t, collective::allgather, [&]() -> core::request* {
+    constexpr auto c = collective::allgather;
+    const agreement a = agree_on(c, -1, in.size());
+    check_buffers(t, c, in, out);
+    const int n = t.comm.size;
+    check_room(t, c, out.size(), static_cast<std::size_t>(n) * in.size(), "receive buffer");
+    std::string_view name = forced(c);
+    if (name == "auto") {
+      name = static_cast<std::size_t>(n) * in.size() >= (64u << 10) ? "ring"
+             : is_pow2(n)                                           ? "recursive_doubling"
+                                                                    : "bruck";
+    }
+    if (name == "recursive_doubling" && !is_pow2(n)) name = "bruck";
+    if (name == "recursive_doubling") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allgather_recursive_doubling(x, in, out); });
+    }
+    if (name == "bruck") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allgather_bruck(x, in, out); });
+    }
+    return launch(t, c, a, "ring", in.size(), [&](exchange x) {
+      return allgather_ring(x, in, out, layout::uniform(n, in.size()));
+    });
   });
 }
 
 core::request* start_allgatherv(const target& t, const_bytes in, bytes out, sizes counts,
                                 sizes displs) {
-  constexpr auto c = collective::allgatherv;
-  const agreement a = with_counts(agree_on(c), counts);
-  check_buffers(t, c, in, out);
-  layout blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
-  if (in.size() != blocks.count(t.comm.rank)) {
-    reject(t, c, errc::invalid_argument, "this rank sends {} bytes but its count says {}",
-           in.size(), blocks.count(t.comm.rank));
-  }
-  return launch(t, c, a, "ring", in.size(),
-                [&](exchange x) { return allgather_ring(x, in, out, std::move(blocks)); });
+  return checked_start(t, collective::allgatherv, [&]() -> core::request* {
+    constexpr auto c = collective::allgatherv;
+    const agreement a = with_counts(agree_on(c), counts);
+    check_buffers(t, c, in, out);
+    layout blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
+    if (in.size() != blocks.count(t.comm.rank)) {
+      reject(t, c, errc::invalid_argument, "this rank sends {} bytes but its count says {}",
+             in.size(), blocks.count(t.comm.rank));
+    }
+    return launch(t, c, a, "ring", in.size(),
+                  [&](exchange x) { return allgather_ring(x, in, out, std::move(blocks)); });
+  });
 }
 
 core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
-  constexpr auto c = collective::alltoall;
-  const agreement a = agree_on(c, -1, in.size());
-  check_buffers(t, c, in, out);
-  const int n = t.comm.size;
-  if (in.size() % static_cast<std::size_t>(n) != 0) {
-    reject(t, c, errc::invalid_argument, "{} bytes do not split into {} equal blocks", in.size(),
-           n);
-  }
-  check_room(t, c, out.size(), in.size(), "receive buffer");
-  const std::size_t block = in.size() / static_cast<std::size_t>(n);
-  std::string_view name = forced(c);
-  if (name == "auto") {
-    name = block <= 128 && n > 2 ? "bruck" : block <= (64u << 10) ? "linear" : "pairwise";
-  }
-  if (name == "bruck") {
-    return launch(t, c, a, name, block, [&](exchange x) { return alltoall_bruck(x, in, out); });
-  }
-  layout blocks = layout::uniform(n, block);
-  if (name == "pairwise") {
-    return launch(t, c, a, name, block,
-                  [&](exchange x) { return alltoall_pairwise(x, in, blocks, out, blocks); });
-  }
-  return launch(t, c, a, "linear", block,
-                [&](exchange x) { return alltoall_linear(x, in, blocks, out, blocks); });
+  return checked_start(t, collective::alltoall, [&]() -> core::request* {
+    constexpr auto c = collective::alltoall;
+    const agreement a = agree_on(c, -1, in.size());
+    check_buffers(t, c, in, out);
+    const int n = t.comm.size;
+    if (in.size() % static_cast<std::size_t>(n) != 0) {
+      reject(t, c, errc::invalid_argument, "{} bytes do not split into {} equal blocks", in.size(),
+             n);
+    }
+    check_room(t, c, out.size(), in.size(), "receive buffer");
+    const std::size_t block = in.size() / static_cast<std::size_t>(n);
+    std::string_view name = forced(c);
+    if (name == "auto") {
+      name = block <= 128 && n > 2 ? "bruck" : block <= (64u << 10) ? "linear" : "pairwise";
+    }
+    if (name == "bruck") {
+      return launch(t, c, a, name, block, [&](exchange x) { return alltoall_bruck(x, in, out); });
+    }
+    layout blocks = layout::uniform(n, block);
+    if (name == "pairwise") {
+      return launch(t, c, a, name, block,
+                    [&](exchange x) { return alltoall_pairwise(x, in, blocks, out, blocks); });
+    }
+    return launch(t, c, a, "linear", block,
+                  [&](exchange x) { return alltoall_linear(x, in, blocks, out, blocks); });
+  });
 }
 
 core::request* start_alltoallv(const target& t, const_bytes in, sizes send_counts,
                                sizes send_displs, bytes out, sizes recv_counts, sizes recv_displs) {
-  constexpr auto c = collective::alltoallv;
-  const agreement a = agree_on(c);
-  check_buffers(t, c, in, out);
-  layout send = checked_layout(t, c, send_counts, send_displs, in.size(), "send buffer");
-  layout recv = checked_layout(t, c, recv_counts, recv_displs, out.size(), "receive buffer");
-  const std::size_t total = std::accumulate(send_counts.begin(), send_counts.end(), std::size_t{0});
-  if (forced(c) == "pairwise") {
-    return launch(t, c, a, "pairwise", total, [&](exchange x) {
-      return alltoall_pairwise(x, in, std::move(send), out, std::move(recv));
+  return checked_start(t, collective::alltoallv, [&]() -> core::request* {
+    constexpr auto c = collective::alltoallv;
+    const agreement a = agree_on(c);
+    check_buffers(t, c, in, out);
+    layout send = checked_layout(t, c, send_counts, send_displs, in.size(), "send buffer");
+    layout recv = checked_layout(t, c, recv_counts, recv_displs, out.size(), "receive buffer");
+    const std::size_t total =
+        std::accumulate(send_counts.begin(), send_counts.end(), std::size_t{0});
+    if (forced(c) == "pairwise") {
+      return launch(t, c, a, "pairwise", total, [&](exchange x) {
+        return alltoall_pairwise(x, in, std::move(send), out, std::move(recv));
+      });
+    }
+    return launch(t, c, a, "linear", total, [&](exchange x) {
+      return alltoall_linear(x, in, std::move(send), out, std::move(recv));
     });
-  }
-  return launch(t, c, a, "linear", total, [&](exchange x) {
-    return alltoall_linear(x, in, std::move(send), out, std::move(recv));
   });
 }
 

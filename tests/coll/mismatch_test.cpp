@@ -135,6 +135,31 @@ TEST_F(Mismatch, DifferentCountsOfAllgathervFailEverywhere) {
   expect_still_works();
 }
 
+TEST_F(Mismatch, ARankThatRejectsItsOwnArgumentsFailsTheOthersToo) {
+  NEEDS_TWO_RANKS();
+  const int last = size() - 1;
+  std::vector<int> data{rank()};
+  // The last rank passes a root outside the communicator: it reports that, the others name it.
+  const std::vector<std::string> words =
+      rank() == last ? std::vector<std::string>{"root " + std::to_string(size()),
+                                                "is not a rank of the communicator"}
+                     : std::vector<std::string>{"rank " + std::to_string(last) +
+                                                " rejected its own arguments (invalid rank"};
+  expect_disagreement([&] { world().broadcast(data, rank() == last ? size() : 0); },
+                      rmpl::errc::invalid_rank, words, "broadcast with a bad root on one rank");
+  // Rank 0's receive buffer is too small: it throws at the call, the others at wait.
+  std::vector<int> in(4, 1), out(rank() == 0 ? 2 : 4);
+  expect_disagreement(
+      [&] {
+        rmpl::request r = world().iallreduce(in, out, rmpl::ops::sum{});
+        r.wait();
+      },
+      rmpl::errc::invalid_argument,
+      {rank() == 0 ? "holds 8 bytes but 16 are needed" : "rank 0 rejected its own arguments"},
+      "iallreduce into a buffer too small on rank 0");
+  expect_still_works();
+}
+
 TEST_F(Mismatch, AgreeingCollectivesStillGiveTheirResults) {
   auto comm = world();
   const auto n = static_cast<std::size_t>(size());
