@@ -37,7 +37,16 @@ struct type_info {
   std::size_t size;
 };
 
-type_info info_of(rmpl_type t) {
+/// The int a C caller passed as an rmpl_type. Read through memcpy: in C any int converts to the
+/// enum, but in C++ loading an rmpl_type outside its enumerators' range is undefined behaviour.
+int raw(const rmpl_type& t) {
+  static_assert(sizeof(rmpl_type) == sizeof(int));
+  int value = 0;
+  std::memcpy(&value, &t, sizeof value);
+  return value;
+}
+
+type_info info_of(int t) {
   // clang-format off
   switch (t) {
     case RMPL_INT8: return {scalar::i8, 1};
@@ -62,11 +71,11 @@ type_info info_of(rmpl_type t) {
   }
   // clang-format on
   rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: {} is not an rmpl_type", function,
-                   rank_here(), static_cast<int>(t));
+                   rank_here(), t);
 }
 
 /// The reduction of operator `op` on `type` (ignored for user operators).
-reduction reduction_of(rmpl_type type, rmpl_op op) {
+reduction reduction_of(int type, rmpl_op op) {
   if (op >= user_base) {
     const auto index = static_cast<std::size_t>(op - user_base);
     if (index >= user_ops.size() || user_ops[index].element == 0) {
@@ -233,7 +242,7 @@ int rmpl_broadcast(void* buf, size_t bytes, int root) {
 int rmpl_ireduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op, int root,
                  rmpl_handle* handle) {
   return run("rmpl_ireduce", handle, [&] {
-    const reduction r = reduction_of(type, op);
+    const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
     const bool root_here = world().kernel.rank == root;
     return rmpl::detail::ireduce(world(), in_bytes(in, bytes),
@@ -248,7 +257,7 @@ int rmpl_reduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op
 int rmpl_iallreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                     rmpl_handle* handle) {
   return run("rmpl_iallreduce", handle, [&] {
-    const reduction r = reduction_of(type, op);
+    const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iallreduce(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
@@ -260,7 +269,7 @@ int rmpl_allreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl
 int rmpl_iscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                rmpl_handle* handle) {
   return run("rmpl_iscan", handle, [&] {
-    const reduction r = reduction_of(type, op);
+    const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
@@ -272,7 +281,7 @@ int rmpl_scan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op o
 int rmpl_iexscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                  rmpl_handle* handle) {
   return run("rmpl_iexscan", handle, [&] {
-    const reduction r = reduction_of(type, op);
+    const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iexscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
@@ -284,7 +293,7 @@ int rmpl_exscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op
 int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                                rmpl_handle* handle) {
   return run("rmpl_ireduce_scatter_block", handle, [&] {
-    const reduction r = reduction_of(type, op);
+    const reduction r = reduction_of(raw(type), op);
     const std::size_t block = times(count, r.element, "elements");
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::ireduce_scatter_block(world(), in_bytes(in, times(n, block, "blocks")),
@@ -298,7 +307,7 @@ int rmpl_reduce_scatter_block(const void* in, void* out, size_t count, rmpl_type
 int rmpl_ireduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
                          rmpl_op op, rmpl_handle* handle) {
   return run("rmpl_ireduce_scatter", handle, [&] {
-    const reduction r = reduction_of(type, op);
+    const reduction r = reduction_of(raw(type), op);
     std::vector<std::size_t> bytes = per_rank(counts, true, "counts");
     for (std::size_t& b : bytes) b = times(b, r.element, "elements");
     const std::size_t mine = bytes[static_cast<std::size_t>(world().kernel.rank)];
