@@ -40,7 +40,9 @@ typedef struct rmpl_status {
   int error;
 } rmpl_status;
 
-/* A nonblocking operation; 0 is the empty handle. Completing it (test or wait) resets it to 0. */
+/* A nonblocking operation; 0 is the empty handle (waiting on it or testing it succeeds at once).
+ * Completing it (test or wait) resets it to 0; a copy of a completed handle is stale and
+ * RMPL_ERR_REQUEST (each handle carries a generation, so it never names a later operation). */
 typedef uint64_t rmpl_handle;
 
 int rmpl_init(int* argc, char*** argv);
@@ -155,6 +157,19 @@ int rmpl_ialltoall(const void* in, void* out, size_t block_bytes, rmpl_handle* h
 int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs,
                     void* out, const size_t* recv_counts, const size_t* recv_displs,
                     rmpl_handle* handle);
+
+/* ---- Errors ----
+ * Every call checks its arguments (ranks and roots against the job's size, tags against
+ * [0, RMPL_TAG_UB], NULL buffers with a non-zero size, NULL output arguments, byte counts above
+ * PTRDIFF_MAX, which is what a negative count passed as size_t becomes, and handles that are not
+ * live: already completed, forged or stale copies) and returns a code; rmpl_last_error() says
+ * what was wrong. rmpl_set_errors(RMPL_ERRORS_ARE_FATAL) makes any failure print that message,
+ * naming the rank, and end the job (rmplrun reports the rank), as MPI's MPI_ERRORS_ARE_FATAL;
+ * RMPL_ERRORS_RETURN (the default) returns codes. The setting is the world communicator's, so it
+ * also applies to C++ calls that follow the world's policy (rmpl::on_error in rmpl/types.hpp). */
+enum { RMPL_ERRORS_RETURN = 0, RMPL_ERRORS_ARE_FATAL = 1 };
+int rmpl_set_errors(int mode);
+int rmpl_get_errors(int* mode);
 
 /* Text for a code; never NULL. */
 const char* rmpl_error_string(int code);

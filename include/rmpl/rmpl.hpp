@@ -7,13 +7,20 @@
 //   if (world.rank() == 0) world.send(v, 1, /*tag=*/7);
 //   else if (world.rank() == 1) world.recv(v, 0, 7);
 //
-// Errors are thrown as rmpl::error. A nonblocking operation borrows its buffer: keep the buffer
-// alive and untouched until the request completes. Destroying a pending request is a fatal error
-// (reported with the operation, peer and tag) rather than a silent write into freed memory.
+// Errors are thrown as rmpl::error, whose what() names the call, the rank and what was wrong (the
+// peer and the communicator's size, the tag and the allowed range, the sizes); a communicator can
+// instead end the job on error (communicator::set_error_policy). Every argument is checked: ranks
+// and roots, tags, null buffers with non-zero sizes, counts, empty or stale requests, null or
+// freed communicators; RMPL_CHECK_COLLECTIVES=1 also makes every collective check that all ranks
+// called the same one with the same root and sizes. A nonblocking operation borrows its buffer:
+// keep the buffer alive and untouched until the request completes. Destroying a pending request is
+// a fatal error (reported with the operation, peer and tag) rather than a silent write into freed
+// memory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <ranges>
@@ -65,6 +72,8 @@ bool test(request_id& id, status* out);
 bool done(request_id id);  // completed (or empty), without consuming the request
 void cancel(request_id id);
 void release(request_id& id) noexcept;  // frees a completed request; a pending one is fatal
+/// Throws errc::request_invalid for `operation` on an empty request.
+[[noreturn]] void empty_request(const char* operation);
 int world_size() noexcept;
 
 // Communicators (collective over `c`; a process outside the new group gets nullptr).
@@ -92,6 +101,11 @@ comm_ptr intercomm_dup(const comm_impl& inter, const comm_impl& local_group);
 comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, bool high);
 relation compare(const comm_impl* a, const comm_impl* b);
 [[noreturn]] void null_communicator(const char* operation);
+/// The error policy of `c` (of the world when c is null: a null communicator, or a call that names
+/// no communicator) applied to `e`: returns (the caller rethrows) or ends the job.
+void apply_error_policy(const comm_impl* c, const error& e) noexcept;
+void set_error_policy(const comm_impl& c, on_error policy);
+on_error error_policy(const comm_impl& c);
 
 // Collectives. Counts and displacements are in bytes; an empty displacement list means the blocks
 // lie packed in rank order. For the reductions, `in` and `out` may be the same span (in place).
@@ -128,9 +142,19 @@ bytes_out writable_bytes_of(R& r) {
 }
 /// Element counts (or displacements) as byte counts.
 template <class T>
-std::vector<std::size_t> scaled(std::span<const std::size_t> elements) {
+std::vector<std::size_t> scaled(std::span<const std::size_t> elements, const char* operation,
+                                int rank) {
   std::vector<std::size_t> out(elements.begin(), elements.end());
-  for (std::size_t& n : out) n *= sizeof(T);
+  for (std::size_t& n : out) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
+      throw_error(errc::invalid_argument,
+                  std::string("rmpl: ") + operation + " on rank " + std::to_string(rank) +
+                      ": a count of " + std::to_string(n) + " elements of " +
+                      std::to_string(sizeof(T)) +
+                      " bytes overflows a byte count (a negative count converted to size_t?)");
+    }
+    n *= sizeof(T);
+  }
   return out;
 }
 template <class S, class R>
@@ -158,22 +182,46 @@ class request {
   request& operator=(const request&) = delete;
   ~request() { detail::release(id_); }
 
+  // A request's failures go through the world communicator's error policy (the request does not
+  // know its communicator). An empty request (default-constructed, moved from, or already waited
+  // or tested to completion) is an error for wait(), test() and cancel(), naming the operation.
+
   /// Blocks until the operation completes; throws rmpl::error if it failed (e.g. truncation).
-  status wait() { return detail::wait(id_); }
+  status wait() try {
+    if (id_ == detail::null_request) detail::empty_request("wait");
+    return detail::wait(id_);
+  } catch (const error& e) {
+    failed(e);
+  }
   /// The status if the operation has completed (the request becomes empty), nothing otherwise.
-  std::optional<status> test() {
+  std::optional<status> test() try {
+    if (id_ == detail::null_request) detail::empty_request("test");
     status s;
     if (detail::test(id_, &s)) return s;
     return std::nullopt;
+  } catch (const error& e) {
+    failed(e);
   }
   /// Cancels a posted receive that has not matched yet; wait() then reports status::cancelled.
-  void cancel() { detail::cancel(id_); }
-  /// True once the operation has completed, without consuming the request (see test()).
-  bool done() const { return detail::done(id_); }
+  void cancel() try {
+    if (id_ == detail::null_request) detail::empty_request("cancel");
+    detail::cancel(id_);
+  } catch (const error& e) {
+    failed(e);
+  }
+  /// True once the operation has completed, without consuming the request (see test()). True for
+  /// an empty request.
+  bool done() const try { return detail::done(id_); } catch (const error& e) {
+    failed(e);
+  }
   /// True while the request refers to an operation not yet waited or tested to completion.
   bool active() const noexcept { return id_ != detail::null_request; }
 
  private:
+  [[noreturn]] static void failed(const error& e) {
+    detail::apply_error_policy(nullptr, e);
+    throw;
+  }
   detail::request_id id_ = detail::null_request;
 };
 
@@ -208,11 +256,29 @@ class communicator {
   /// False for a null communicator.
   explicit operator bool() const noexcept { return impl_ != nullptr; }
 
+  /// What a failing call on this communicator does: throw rmpl::error (the default) or print the
+  /// error naming the rank and end the job (on_error::abort), as MPI's MPI_ERRORS_ARE_FATAL. The
+  /// policy belongs to the communicator: every handle to it sees the change, and communicators
+  /// made from it (dup, split, create) start with it. Calls that name no communicator (a request's
+  /// wait, test and cancel; groups) and calls on a null communicator follow the world's policy.
+  void set_error_policy(on_error policy) const try {
+    detail::set_error_policy(impl("set_error_policy"), policy);
+  } catch (const error& e) {
+    failed(e);
+  }
+  on_error error_policy() const try {
+    return detail::error_policy(impl("error_policy"));
+  } catch (const error& e) {
+    failed(e);
+  }
+
   // ---------------------------------------------------------------- point-to-point
 
   template <send_buffer R>
-  void send(const R& data, int dest, int tag = 0, send_mode mode = send_mode::standard) const {
-    detail::send(impl(), std::ranges::data(data), bytes_of(data), dest, tag, mode);
+  void send(const R& data, int dest, int tag = 0, send_mode mode = send_mode::standard) const try {
+    detail::send(impl("send"), std::ranges::data(data), bytes_of(data), dest, tag, mode);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer R>
   void ssend(const R& data, int dest, int tag = 0) const {
@@ -227,87 +293,118 @@ class communicator {
     send(data, dest, tag, send_mode::ready);
   }
   template <recv_buffer R>
-  status recv(R&& data, int source = any_source, int tag = any_tag) const {
-    return detail::recv(impl(), std::ranges::data(data), bytes_of(data), source, tag);
+  status recv(R&& data, int source = any_source, int tag = any_tag) const try {
+    return detail::recv(impl("recv"), std::ranges::data(data), bytes_of(data), source, tag);
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Sends one value; the receiver takes it with recv_value<T>.
   template <class T>
   requires std::is_trivially_copyable_v<T>
-  void send_value(const T& value, int dest, int tag = 0) const {
-    detail::send(impl(), &value, sizeof(T), dest, tag, send_mode::standard);
+  void send_value(const T& value, int dest, int tag = 0) const try {
+    detail::send(impl("send_value"), &value, sizeof(T), dest, tag, send_mode::standard);
+  } catch (const error& e) {
+    failed(e);
   }
   template <class T>
   requires std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> T
   recv_value(int source = any_source, int tag = any_tag, status* st = nullptr)
-  const {
+  const try {
     T value{};
-    status s = detail::recv(impl(), &value, sizeof(T), source, tag);
+    status s = detail::recv(impl("recv_value"), &value, sizeof(T), source, tag);
     if (st) *st = s;
     return value;
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// The request borrows `data` until it completes.
   template <send_buffer R>
   [[nodiscard]] request isend(const R& data, int dest, int tag = 0,
-                              send_mode mode = send_mode::standard) const {
+                              send_mode mode = send_mode::standard) const try {
     return request(
-        detail::isend(impl(), std::ranges::data(data), bytes_of(data), dest, tag, mode));
+        detail::isend(impl("isend"), std::ranges::data(data), bytes_of(data), dest, tag, mode));
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer R>
   [[nodiscard]] request issend(const R& data, int dest, int tag = 0) const {
     return isend(data, dest, tag, send_mode::synchronous);
   }
   template <recv_buffer R>
-  [[nodiscard]] request irecv(R&& data, int source = any_source, int tag = any_tag) const {
-    return request(detail::irecv(impl(), std::ranges::data(data), bytes_of(data), source, tag));
+  [[nodiscard]] request irecv(R&& data, int source = any_source, int tag = any_tag) const try {
+    return request(
+        detail::irecv(impl("irecv"), std::ranges::data(data), bytes_of(data), source, tag));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Sends to `dest` and receives from `source` at once (no deadlock when two ranks exchange).
   template <send_buffer S, recv_buffer R>
   status sendrecv(const S& sdata, int dest, int stag, R&& rdata, int source = any_source,
-                  int rtag = any_tag) const {
-    return detail::sendrecv(impl(), std::ranges::data(sdata), bytes_of(sdata), dest, stag,
+                  int rtag = any_tag) const try {
+    return detail::sendrecv(impl("sendrecv"), std::ranges::data(sdata), bytes_of(sdata), dest, stag,
                             std::ranges::data(rdata), bytes_of(rdata), source, rtag);
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Blocks until a matching message is available; tells its source, tag and size without
   /// receiving.
-  status probe(int source = any_source, int tag = any_tag) const {
-    return detail::probe(impl(), source, tag);
+  status probe(int source = any_source, int tag = any_tag) const try {
+    return detail::probe(impl("probe"), source, tag);
+  } catch (const error& e) {
+    failed(e);
   }
-  std::optional<status> iprobe(int source = any_source, int tag = any_tag) const {
+  std::optional<status> iprobe(int source = any_source, int tag = any_tag) const try {
     status s;
-    if (detail::iprobe(impl(), source, tag, &s)) return s;
+    if (detail::iprobe(impl("iprobe"), source, tag, &s)) return s;
     return std::nullopt;
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Byte-level forms for untyped buffers.
   void send_bytes(const void* data, std::size_t bytes, int dest, int tag = 0,
-                  send_mode mode = send_mode::standard) const {
-    detail::send(impl(), data, bytes, dest, tag, mode);
+                  send_mode mode = send_mode::standard) const try {
+    detail::send(impl("send_bytes"), data, bytes, dest, tag, mode);
+  } catch (const error& e) {
+    failed(e);
   }
   status recv_bytes(void* data, std::size_t capacity, int source = any_source,
-                    int tag = any_tag) const {
-    return detail::recv(impl(), data, capacity, source, tag);
+                    int tag = any_tag) const try {
+    return detail::recv(impl("recv_bytes"), data, capacity, source, tag);
+  } catch (const error& e) {
+    failed(e);
   }
 
   // ---------------------------------------------------------------- communicators and groups
 
   /// The same members in the same order, with a message space of its own (collective).
-  communicator dup() const { return communicator(detail::dup(impl())); }
+  communicator dup() const try {
+    return communicator(detail::dup(impl("dup")));
+  } catch (const error& e) {
+    failed(e);
+  }
   /// One new communicator per color, ranked by (key, rank here) (collective). A process that
   /// passes rmpl::undefined as its color gets a null communicator.
-  communicator split(int color, int key = 0) const {
-    return communicator(detail::split(impl(), color, key));
+  communicator split(int color, int key = 0) const try {
+    return communicator(detail::split(impl("split"), color, key));
+  } catch (const error& e) {
+    failed(e);
   }
   /// A communicator of `members` (a subgroup of this one's members), collective over this
   /// communicator; processes outside `members` get a null communicator.
-  communicator create(const group& members) const {
-    return communicator(detail::create(impl(), members));
+  communicator create(const group& members) const try {
+    return communicator(detail::create(impl("create"), members));
+  } catch (const error& e) {
+    failed(e);
   }
   /// The group of this communicator's members, in rank order.
-  group members() const { return detail::members(impl()); }
+  group members() const try { return detail::members(impl("members")); } catch (const error& e) {
+    failed(e);
+  }
   /// Drops this handle; the communicator is freed when no handle refers to it any more.
   void free() noexcept {
     impl_.reset();
@@ -320,17 +417,27 @@ class communicator {
 
   // ---------------------------------------------------------------- collectives
 
-  void barrier() const { finish(detail::ibarrier(impl())); }
-  [[nodiscard]] request ibarrier() const { return request(detail::ibarrier(impl())); }
+  void barrier() const try { finish(detail::ibarrier(impl("barrier"))); } catch (const error& e) {
+    failed(e);
+  }
+  [[nodiscard]] request ibarrier() const try {
+    return request(detail::ibarrier(impl("ibarrier")));
+  } catch (const error& e) {
+    failed(e);
+  }
 
   /// Root's `data` into every rank's `data` (the same number of elements everywhere).
   template <recv_buffer R>
-  void broadcast(R&& data, int root) const {
-    finish(detail::ibroadcast(impl(), detail::writable_bytes_of(data), root));
+  void broadcast(R&& data, int root) const try {
+    finish(detail::ibroadcast(impl("broadcast"), detail::writable_bytes_of(data), root));
+  } catch (const error& e) {
+    failed(e);
   }
   template <recv_buffer R>
-  [[nodiscard]] request ibroadcast(R&& data, int root) const {
-    return request(detail::ibroadcast(impl(), detail::writable_bytes_of(data), root));
+  [[nodiscard]] request ibroadcast(R&& data, int root) const try {
+    return request(detail::ibroadcast(impl("ibroadcast"), detail::writable_bytes_of(data), root));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// out[i] = in_0[i] op in_1[i] op ... on `root` (out is not touched elsewhere and may be empty).
@@ -339,10 +446,13 @@ class communicator {
     finish(ireduce(in, out, std::forward<Op>(op), root));
   }
   template <send_buffer S, recv_buffer R, class Op>
-  [[nodiscard]] request ireduce(const S& in, R&& out, Op&& op, int root) const {
+  [[nodiscard]] request ireduce(const S& in, R&& out, Op&& op, int root) const try {
     detail::same_elements<S, R>();
-    return request(detail::ireduce(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                   make<S>(std::forward<Op>(op)), root));
+    return request(detail::ireduce(impl("ireduce"), detail::bytes_of(in),
+                                   detail::writable_bytes_of(out), make<S>(std::forward<Op>(op)),
+                                   root));
+  } catch (const error& e) {
+    failed(e);
   }
   /// In place: `data` is the operand, and on `root` it receives the result.
   template <recv_buffer R, class Op>
@@ -356,11 +466,13 @@ class communicator {
     finish(iallreduce(in, out, std::forward<Op>(op)));
   }
   template <send_buffer S, recv_buffer R, class Op>
-  [[nodiscard]] request iallreduce(const S& in, R&& out, Op&& op) const {
+  [[nodiscard]] request iallreduce(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::iallreduce(impl(), detail::bytes_of(in),
+    return request(detail::iallreduce(impl("iallreduce"), detail::bytes_of(in),
                                       detail::writable_bytes_of(out),
                                       make<S>(std::forward<Op>(op))));
+  } catch (const error& e) {
+    failed(e);
   }
   template <recv_buffer R, class Op>
   void allreduce(R&& data, Op&& op) const {
@@ -373,10 +485,12 @@ class communicator {
     finish(iscan(in, out, std::forward<Op>(op)));
   }
   template <send_buffer S, recv_buffer R, class Op>
-  [[nodiscard]] request iscan(const S& in, R&& out, Op&& op) const {
+  [[nodiscard]] request iscan(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::iscan(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                 make<S>(std::forward<Op>(op))));
+    return request(detail::iscan(impl("iscan"), detail::bytes_of(in),
+                                 detail::writable_bytes_of(out), make<S>(std::forward<Op>(op))));
+  } catch (const error& e) {
+    failed(e);
   }
   /// Exclusive prefix: rank r's out = in_0 op ... op in_{r-1}; rank 0's out is left untouched.
   template <send_buffer S, recv_buffer R, class Op>
@@ -384,10 +498,12 @@ class communicator {
     finish(iexscan(in, out, std::forward<Op>(op)));
   }
   template <send_buffer S, recv_buffer R, class Op>
-  [[nodiscard]] request iexscan(const S& in, R&& out, Op&& op) const {
+  [[nodiscard]] request iexscan(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::iexscan(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                   make<S>(std::forward<Op>(op))));
+    return request(detail::iexscan(impl("iexscan"), detail::bytes_of(in),
+                                   detail::writable_bytes_of(out), make<S>(std::forward<Op>(op))));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Reduces size() blocks of out.size() elements; rank r receives block r of the result.
@@ -396,11 +512,13 @@ class communicator {
     finish(ireduce_scatter_block(in, out, std::forward<Op>(op)));
   }
   template <send_buffer S, recv_buffer R, class Op>
-  [[nodiscard]] request ireduce_scatter_block(const S& in, R&& out, Op&& op) const {
+  [[nodiscard]] request ireduce_scatter_block(const S& in, R&& out, Op&& op) const try {
     detail::same_elements<S, R>();
-    return request(detail::ireduce_scatter_block(impl(), detail::bytes_of(in),
-                                                 detail::writable_bytes_of(out),
-                                                 make<S>(std::forward<Op>(op))));
+    return request(detail::ireduce_scatter_block(
+        impl("ireduce_scatter_block"), detail::bytes_of(in), detail::writable_bytes_of(out),
+        make<S>(std::forward<Op>(op))));
+  } catch (const error& e) {
+    failed(e);
   }
   /// Reduces `in` (sum of counts elements); rank r receives counts[r] elements of the result.
   template <send_buffer S, recv_buffer R, class Op>
@@ -409,13 +527,14 @@ class communicator {
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request ireduce_scatter(const S& in, R&& out, std::span<const std::size_t> counts,
-                                        Op&& op) const {
+                                        Op&& op) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::ireduce_scatter(impl(), detail::bytes_of(in),
-                                           detail::writable_bytes_of(out),
-                                           detail::scaled<T>(counts),
-                                           make<S>(std::forward<Op>(op))));
+    return request(detail::ireduce_scatter(
+        impl("ireduce_scatter"), detail::bytes_of(in), detail::writable_bytes_of(out),
+        detail::scaled<T>(counts, "ireduce_scatter", rank_), make<S>(std::forward<Op>(op))));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Root's out receives every rank's `in` in rank order (out holds size() * in.size()).
@@ -424,10 +543,12 @@ class communicator {
     finish(igather(in, out, root));
   }
   template <send_buffer S, recv_buffer R>
-  [[nodiscard]] request igather(const S& in, R&& out, int root) const {
+  [[nodiscard]] request igather(const S& in, R&& out, int root) const try {
     detail::same_elements<S, R>();
-    return request(
-        detail::igather(impl(), detail::bytes_of(in), detail::writable_bytes_of(out), root));
+    return request(detail::igather(impl("igather"), detail::bytes_of(in),
+                                   detail::writable_bytes_of(out), root));
+  } catch (const error& e) {
+    failed(e);
   }
   /// Rank r's `in` (counts[r] elements) lands at out[displs[r]] on root (packed if displs is
   /// empty).
@@ -438,11 +559,15 @@ class communicator {
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request igatherv(const S& in, R&& out, std::span<const std::size_t> counts,
-                                 std::span<const std::size_t> displs, int root) const {
+                                 std::span<const std::size_t> displs, int root) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::igatherv(impl(), detail::bytes_of(in), detail::writable_bytes_of(out),
-                                    detail::scaled<T>(counts), detail::scaled<T>(displs), root));
+    return request(detail::igatherv(impl("igatherv"), detail::bytes_of(in),
+                                    detail::writable_bytes_of(out),
+                                    detail::scaled<T>(counts, "igatherv", rank_),
+                                    detail::scaled<T>(displs, "igatherv", rank_), root));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Block r of root's `in` (out.size() elements each) to rank r's out.
@@ -451,10 +576,12 @@ class communicator {
     finish(iscatter(in, out, root));
   }
   template <send_buffer S, recv_buffer R>
-  [[nodiscard]] request iscatter(const S& in, R&& out, int root) const {
+  [[nodiscard]] request iscatter(const S& in, R&& out, int root) const try {
     detail::same_elements<S, R>();
-    return request(
-        detail::iscatter(impl(), detail::bytes_of(in), detail::writable_bytes_of(out), root));
+    return request(detail::iscatter(impl("iscatter"), detail::bytes_of(in),
+                                    detail::writable_bytes_of(out), root));
+  } catch (const error& e) {
+    failed(e);
   }
   /// counts[r] elements from in[displs[r]] on root to rank r's out.
   template <send_buffer S, recv_buffer R>
@@ -464,12 +591,15 @@ class communicator {
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iscatterv(const S& in, std::span<const std::size_t> counts,
-                                  std::span<const std::size_t> displs, R&& out, int root) const {
+                                  std::span<const std::size_t> displs, R&& out, int root) const
+      try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::iscatterv(impl(), detail::bytes_of(in), detail::scaled<T>(counts),
-                                     detail::scaled<T>(displs), detail::writable_bytes_of(out),
-                                     root));
+    return request(detail::iscatterv(
+        impl("iscatterv"), detail::bytes_of(in), detail::scaled<T>(counts, "iscatterv", rank_),
+        detail::scaled<T>(displs, "iscatterv", rank_), detail::writable_bytes_of(out), root));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Every rank's out receives every rank's `in` in rank order.
@@ -478,10 +608,12 @@ class communicator {
     finish(iallgather(in, out));
   }
   template <send_buffer S, recv_buffer R>
-  [[nodiscard]] request iallgather(const S& in, R&& out) const {
+  [[nodiscard]] request iallgather(const S& in, R&& out) const try {
     detail::same_elements<S, R>();
-    return request(
-        detail::iallgather(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
+    return request(detail::iallgather(impl("iallgather"), detail::bytes_of(in),
+                                      detail::writable_bytes_of(out)));
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   void allgatherv(const S& in, R&& out, std::span<const std::size_t> counts,
@@ -490,12 +622,15 @@ class communicator {
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iallgatherv(const S& in, R&& out, std::span<const std::size_t> counts,
-                                    std::span<const std::size_t> displs = {}) const {
+                                    std::span<const std::size_t> displs = {}) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::iallgatherv(impl(), detail::bytes_of(in),
-                                       detail::writable_bytes_of(out), detail::scaled<T>(counts),
-                                       detail::scaled<T>(displs)));
+    return request(detail::iallgatherv(impl("iallgatherv"), detail::bytes_of(in),
+                                       detail::writable_bytes_of(out),
+                                       detail::scaled<T>(counts, "iallgatherv", rank_),
+                                       detail::scaled<T>(displs, "iallgatherv", rank_)));
+  } catch (const error& e) {
+    failed(e);
   }
 
   /// Block j of rank i's `in` goes to block i of rank j's out (size() equal blocks each).
@@ -504,7 +639,7 @@ class communicator {
     finish(ialltoall(in, out));
   }
   template <send_buffer S, recv_buffer R>
-  [[nodiscard]] request ialltoall(const S& in, R&& out) const {
+  [[nodiscard]] request ialltoall(const S& in, R&& out) const try {
     detail::same_elements<S, R>();
     if (size_ > 0 && std::ranges::size(in) % static_cast<std::size_t>(size_) != 0) {
       std::string message = "rmpl: alltoall on rank ";
@@ -514,7 +649,9 @@ class communicator {
       detail::throw_error(errc::invalid_argument, message);
     }
     return request(
-        detail::ialltoall(impl(), detail::bytes_of(in), detail::writable_bytes_of(out)));
+        detail::ialltoall(impl("ialltoall"), detail::bytes_of(in), detail::writable_bytes_of(out)));
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   void alltoallv(const S& in, std::span<const std::size_t> send_counts,
@@ -527,20 +664,25 @@ class communicator {
   [[nodiscard]] request ialltoallv(const S& in, std::span<const std::size_t> send_counts,
                                    std::span<const std::size_t> send_displs, R&& out,
                                    std::span<const std::size_t> recv_counts,
-                                   std::span<const std::size_t> recv_displs) const {
+                                   std::span<const std::size_t> recv_displs) const try {
     detail::same_elements<S, R>();
     using T = std::ranges::range_value_t<R>;
-    return request(detail::ialltoallv(
-        impl(), detail::bytes_of(in), detail::scaled<T>(send_counts),
-        detail::scaled<T>(send_displs), detail::writable_bytes_of(out),
-        detail::scaled<T>(recv_counts), detail::scaled<T>(recv_displs)));
+    return request(detail::ialltoallv(impl("ialltoallv"), detail::bytes_of(in),
+                                      detail::scaled<T>(send_counts, "ialltoallv", rank_),
+                                      detail::scaled<T>(send_displs, "ialltoallv", rank_),
+                                      detail::writable_bytes_of(out),
+                                      detail::scaled<T>(recv_counts, "ialltoallv", rank_),
+                                      detail::scaled<T>(recv_displs, "ialltoallv", rank_)));
+  } catch (const error& e) {
+    failed(e);
   }
 
  private:
   friend class session;
   explicit communicator(detail::comm_ptr impl);
-  const detail::comm_impl& impl() const {
-    if (!impl_) detail::null_communicator("an operation");
+  /// The communicator's state; a null communicator is an error naming `operation`.
+  const detail::comm_impl& impl(const char* operation) const {
+    if (!impl_) detail::null_communicator(operation);
     return *impl_;
   }
   template <class R>
@@ -551,6 +693,13 @@ class communicator {
   static detail::reduction make(Op&& op) {
     return detail::make_reduction<std::remove_cv_t<std::ranges::range_value_t<S>>>(
         std::forward<Op>(op));
+  }
+  /// Applies this communicator's error policy to `e` (a call on it failed): rethrows it, or ends
+  /// the job. The methods above are function-try-blocks that end here, so the policy costs the
+  /// calls that succeed nothing.
+  [[noreturn]] void failed(const error& e) const {
+    detail::apply_error_policy(impl_.get(), e);
+    throw;
   }
   static void finish(detail::request_id id) { detail::wait(id); }
   static void finish(request r) { r.wait(); }

@@ -42,6 +42,14 @@ class error : public std::runtime_error {
   errc code_;
 };
 
+/// What a communicator does when one of its calls fails (communicator::set_error_policy; the C
+/// API's rmpl_set_errors sets the world's). Like MPI's error handlers, a communicator made from
+/// another (dup, split, create) starts with its parent's policy.
+enum class on_error : std::uint8_t {
+  throw_error,  ///< throw rmpl::error (the C API returns its code): the default
+  abort,        ///< print the error, naming the rank, and end the job (rmplrun reports the rank)
+};
+
 inline constexpr int any_source = -1;  ///< receive from whichever rank's message arrives first
 inline constexpr int any_tag = -1;     ///< receive whatever the tag
 inline constexpr int tag_ub = (1 << 30) - 1;  ///< the largest valid tag (the range is [0, tag_ub])

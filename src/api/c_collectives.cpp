@@ -2,6 +2,7 @@
 // call is its i-form followed by a wait. Operators: the built-ins by number, user operators from a
 // table (rmpl_op_create returns its index + user_base).
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "api/c_support.hpp"
@@ -15,18 +16,38 @@ namespace {
 using rmpl::api::guarded;
 using rmpl::detail::builtin_op;
 using rmpl::detail::reduction;
-using rmpl::detail::scalar;
 using rmpl::detail::request_id;
+using rmpl::detail::scalar;
 
 constexpr rmpl_op user_base = 1000;
 std::vector<reduction> user_ops;  // index op - user_base; element == 0 once freed
+
+const rmpl::detail::comm_impl& world() {
+  return *rmpl::api::world();
+}
+
+/// The C function running on this thread, for the messages of the checks below.
+thread_local std::string function;
+int rank_here() {
+  return world().kernel.rank;
+}
 
 struct type_info {
   scalar kind;
   std::size_t size;
 };
 
-type_info info_of(rmpl_type t) {
+/// The int a C caller passed as an rmpl_type. Read through memcpy: in C any int converts to the
+/// enum, but in C++ loading an rmpl_type outside its enumerators' range is undefined behaviour.
+int raw(const rmpl_type& t) {
+  static_assert(sizeof(rmpl_type) == sizeof(int));
+  int value = 0;
+  std::memcpy(&value, &t, sizeof value);
+  return value;
+}
+
+type_info info_of(int t) {
+  // clang-format off
   switch (t) {
     case RMPL_INT8: return {scalar::i8, 1};
     case RMPL_INT16: return {scalar::i16, 2};
@@ -48,23 +69,26 @@ type_info info_of(rmpl_type t) {
     case RMPL_LONG_DOUBLE_INT: return {scalar::vi_f80, sizeof(rmpl::value_index<long double>)};
     case RMPL_TYPE_NONE: break;
   }
-  rmpl::base::fail(rmpl::errc::invalid_argument, "{} is not an rmpl_type",
-                   static_cast<int>(t));
+  // clang-format on
+  rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: {} is not an rmpl_type", function,
+                   rank_here(), t);
 }
 
 /// The reduction of operator `op` on `type` (ignored for user operators).
-reduction reduction_of(rmpl_type type, rmpl_op op) {
+reduction reduction_of(int type, rmpl_op op) {
   if (op >= user_base) {
     const auto index = static_cast<std::size_t>(op - user_base);
     if (index >= user_ops.size() || user_ops[index].element == 0) {
       rmpl::base::fail(rmpl::errc::invalid_argument,
-                       "operator {} is not a live user operator (never created or freed)",
-                       op);
+                       "{} on rank {}: operator {} is not a live user operator (never created or "
+                       "freed)",
+                       function, rank_here(), op);
     }
     return user_ops[index];
   }
   if (op < RMPL_SUM || op > RMPL_MAXLOC) {
-    rmpl::base::fail(rmpl::errc::invalid_argument, "{} is not an rmpl_op", op);
+    rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: {} is not an rmpl_op", function,
+                     rank_here(), op);
   }
   const type_info t = info_of(type);
   reduction r;
@@ -75,49 +99,83 @@ reduction reduction_of(rmpl_type type, rmpl_op op) {
   return r;
 }
 
-const rmpl::detail::comm_impl& world() {
-  return *rmpl::api::world();
-}
-
-/// Byte spans of a C buffer (a null pointer with a non-zero size is caught by the checks).
+/// Byte spans of a C buffer: a null pointer with a non-zero size, or a size no buffer can have,
+/// is an error.
 rmpl::detail::bytes_in in_bytes(const void* p, std::size_t n) {
+  rmpl::api::check_count(n, function.c_str(), "send buffer size");
   if (p == nullptr && n > 0) {
-    rmpl::base::fail(rmpl::errc::invalid_argument, "null send buffer of {} bytes", n);
+    rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: null send buffer of {} bytes",
+                     function, rank_here(), n);
   }
   return {static_cast<const std::byte*>(p), n};
 }
 rmpl::detail::bytes_out out_bytes(void* p, std::size_t n) {
+  rmpl::api::check_count(n, function.c_str(), "receive buffer size");
   if (p == nullptr && n > 0) {
-    rmpl::base::fail(rmpl::errc::invalid_argument, "null receive buffer of {} bytes", n);
+    rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: null receive buffer of {} bytes",
+                     function, rank_here(), n);
   }
   return {static_cast<std::byte*>(p), n};
+}
+
+/// count * element bytes, checked for overflow.
+std::size_t times(std::size_t count, std::size_t element, const char* what) {
+  return rmpl::api::checked_product(count, element, function.c_str(), what);
 }
 
 /// Per-rank counts (or displacements) from a C array: size entries, or none for NULL displs.
 std::vector<std::size_t> per_rank(const std::size_t* values, bool required, const char* what) {
   const int n = world().kernel.size;
   if (values == nullptr) {
-    if (required) rmpl::base::fail(rmpl::errc::invalid_argument, "{} is NULL", what);
+    if (required) {
+      rmpl::base::fail(rmpl::errc::invalid_argument, "{} on rank {}: {} is NULL", function,
+                       rank_here(), what);
+    }
     return {};
   }
-  return std::vector<std::size_t>(values, values + n);
+  std::vector<std::size_t> out(values, values + n);
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    if (out[r] > rmpl::api::max_bytes) {
+      rmpl::base::fail(rmpl::errc::invalid_argument,
+                       "{} on rank {}: {}[{}] = {} is larger than any buffer (at most {}; a "
+                       "negative count converted to size_t?)",
+                       function, rank_here(), what, r, out[r], rmpl::api::max_bytes);
+    }
+  }
+  return out;
 }
+/// The sum of counts (each at most max_bytes), failing when it exceeds max_bytes.
 std::size_t total_of(const std::vector<std::size_t>& v) {
   std::size_t t = 0;
-  for (std::size_t x : v) t += x;
+  for (std::size_t x : v) {
+    if (x > rmpl::api::max_bytes - t) {
+      rmpl::base::fail(rmpl::errc::invalid_argument,
+                       "{} on rank {}: the counts add up to more than {} bytes", function,
+                       rank_here(), rmpl::api::max_bytes);
+    }
+    t += x;
+  }
   return t;
 }
-std::size_t extent_of(const std::vector<std::size_t>& counts, const std::vector<std::size_t>& displs) {
+std::size_t extent_of(const std::vector<std::size_t>& counts,
+                      const std::vector<std::size_t>& displs) {
   if (displs.empty()) return total_of(counts);
   std::size_t end = 0;
-  for (std::size_t r = 0; r < counts.size(); ++r) end = std::max(end, displs[r] + counts[r]);
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    // Both are at most max_bytes (per_rank), so the sum cannot wrap; the buffer's size check
+    // (out_bytes, in_bytes) rejects an end beyond max_bytes.
+    end = std::max(end, displs[r] + counts[r]);
+  }
   return end;
 }
 
 /// Starts through `start` (returning a request id) and either hands the handle back or waits.
+/// `name` is the C function's, for the messages.
 template <class Start>
-int run(rmpl_handle* handle, Start&& start) {
+int run(const char* name, rmpl_handle* handle, Start&& start) {
   return guarded([&] {
+    // The blocking forms run the i-forms without a handle: name the function the program called.
+    function = handle != nullptr ? std::string(name) : "rmpl_" + std::string(name + 6);
     request_id id = start();
     if (handle != nullptr) {
       *handle = id;
@@ -153,6 +211,8 @@ int rmpl_op_create(rmpl_user_function fn, size_t element_size, int commutative, 
 
 int rmpl_op_free(rmpl_op* op) {
   return guarded([&] {
+    function = "rmpl_op_free";
+    rmpl::api::require_output(op, "rmpl_op_free", "op");
     reduction_of(RMPL_TYPE_NONE, *op);  // checks it is a live user operator
     if (*op < user_base) {
       rmpl::base::fail(rmpl::errc::invalid_argument, "rmpl_op_free: {} is a built-in operator",
@@ -165,14 +225,14 @@ int rmpl_op_free(rmpl_op* op) {
 }
 
 int rmpl_ibarrier(rmpl_handle* handle) {
-  return run(handle, [&] { return rmpl::detail::ibarrier(world()); });
+  return run("rmpl_ibarrier", handle, [&] { return rmpl::detail::ibarrier(world()); });
 }
 int rmpl_barrier(void) {
   return rmpl_ibarrier(nullptr);
 }
 
 int rmpl_ibroadcast(void* buf, size_t bytes, int root, rmpl_handle* handle) {
-  return run(handle,
+  return run("rmpl_ibroadcast", handle,
              [&] { return rmpl::detail::ibroadcast(world(), out_bytes(buf, bytes), root); });
 }
 int rmpl_broadcast(void* buf, size_t bytes, int root) {
@@ -181,9 +241,9 @@ int rmpl_broadcast(void* buf, size_t bytes, int root) {
 
 int rmpl_ireduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op, int root,
                  rmpl_handle* handle) {
-  return run(handle, [&] {
-    const reduction r = reduction_of(type, op);
-    const std::size_t bytes = count * r.element;
+  return run("rmpl_ireduce", handle, [&] {
+    const reduction r = reduction_of(raw(type), op);
+    const std::size_t bytes = times(count, r.element, "elements");
     const bool root_here = world().kernel.rank == root;
     return rmpl::detail::ireduce(world(), in_bytes(in, bytes),
                                  root_here ? out_bytes(out, bytes) : rmpl::detail::bytes_out{}, r,
@@ -196,9 +256,9 @@ int rmpl_reduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op
 
 int rmpl_iallreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                     rmpl_handle* handle) {
-  return run(handle, [&] {
-    const reduction r = reduction_of(type, op);
-    const std::size_t bytes = count * r.element;
+  return run("rmpl_iallreduce", handle, [&] {
+    const reduction r = reduction_of(raw(type), op);
+    const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iallreduce(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
 }
@@ -208,9 +268,9 @@ int rmpl_allreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl
 
 int rmpl_iscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                rmpl_handle* handle) {
-  return run(handle, [&] {
-    const reduction r = reduction_of(type, op);
-    const std::size_t bytes = count * r.element;
+  return run("rmpl_iscan", handle, [&] {
+    const reduction r = reduction_of(raw(type), op);
+    const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
 }
@@ -220,9 +280,9 @@ int rmpl_scan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op o
 
 int rmpl_iexscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                  rmpl_handle* handle) {
-  return run(handle, [&] {
-    const reduction r = reduction_of(type, op);
-    const std::size_t bytes = count * r.element;
+  return run("rmpl_iexscan", handle, [&] {
+    const reduction r = reduction_of(raw(type), op);
+    const std::size_t bytes = times(count, r.element, "elements");
     return rmpl::detail::iexscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
   });
 }
@@ -230,27 +290,26 @@ int rmpl_exscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op
   return rmpl_iexscan(in, out, count, type, op, nullptr);
 }
 
-int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type,
-                               rmpl_op op, rmpl_handle* handle) {
-  return run(handle, [&] {
-    const reduction r = reduction_of(type, op);
-    const std::size_t block = count * r.element;
+int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
+                               rmpl_handle* handle) {
+  return run("rmpl_ireduce_scatter_block", handle, [&] {
+    const reduction r = reduction_of(raw(type), op);
+    const std::size_t block = times(count, r.element, "elements");
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::ireduce_scatter_block(world(), in_bytes(in, n * block),
+    return rmpl::detail::ireduce_scatter_block(world(), in_bytes(in, times(n, block, "blocks")),
                                                out_bytes(out, block), r);
   });
 }
-int rmpl_reduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type,
-                              rmpl_op op) {
+int rmpl_reduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op) {
   return rmpl_ireduce_scatter_block(in, out, count, type, op, nullptr);
 }
 
 int rmpl_ireduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
                          rmpl_op op, rmpl_handle* handle) {
-  return run(handle, [&] {
-    const reduction r = reduction_of(type, op);
+  return run("rmpl_ireduce_scatter", handle, [&] {
+    const reduction r = reduction_of(raw(type), op);
     std::vector<std::size_t> bytes = per_rank(counts, true, "counts");
-    for (std::size_t& b : bytes) b *= r.element;
+    for (std::size_t& b : bytes) b = times(b, r.element, "elements");
     const std::size_t mine = bytes[static_cast<std::size_t>(world().kernel.rank)];
     return rmpl::detail::ireduce_scatter(world(), in_bytes(in, total_of(bytes)),
                                          out_bytes(out, mine), bytes, r);
@@ -262,12 +321,12 @@ int rmpl_reduce_scatter(const void* in, void* out, const size_t* counts, rmpl_ty
 }
 
 int rmpl_igather(const void* in, size_t bytes, void* out, int root, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_igather", handle, [&] {
     const bool root_here = world().kernel.rank == root;
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::igather(world(), in_bytes(in, bytes),
-                                 root_here ? out_bytes(out, n * bytes) : rmpl::detail::bytes_out{},
-                                 root);
+    return rmpl::detail::igather(
+        world(), in_bytes(in, bytes),
+        root_here ? out_bytes(out, times(n, bytes, "blocks")) : rmpl::detail::bytes_out{}, root);
   });
 }
 int rmpl_gather(const void* in, size_t bytes, void* out, int root) {
@@ -276,7 +335,7 @@ int rmpl_gather(const void* in, size_t bytes, void* out, int root) {
 
 int rmpl_igatherv(const void* in, size_t bytes, void* out, const size_t* counts,
                   const size_t* displs, int root, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_igatherv", handle, [&] {
     std::vector<std::size_t> c, d;
     rmpl::detail::bytes_out place;
     if (world().kernel.rank == root) {
@@ -293,12 +352,12 @@ int rmpl_gatherv(const void* in, size_t bytes, void* out, const size_t* counts,
 }
 
 int rmpl_iscatter(const void* in, void* out, size_t bytes, int root, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_iscatter", handle, [&] {
     const bool root_here = world().kernel.rank == root;
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::iscatter(world(),
-                                  root_here ? in_bytes(in, n * bytes) : rmpl::detail::bytes_in{},
-                                  out_bytes(out, bytes), root);
+    return rmpl::detail::iscatter(
+        world(), root_here ? in_bytes(in, times(n, bytes, "blocks")) : rmpl::detail::bytes_in{},
+        out_bytes(out, bytes), root);
   });
 }
 int rmpl_scatter(const void* in, void* out, size_t bytes, int root) {
@@ -307,7 +366,7 @@ int rmpl_scatter(const void* in, void* out, size_t bytes, int root) {
 
 int rmpl_iscatterv(const void* in, const size_t* counts, const size_t* displs, void* out,
                    size_t bytes, int root, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_iscatterv", handle, [&] {
     std::vector<std::size_t> c, d;
     rmpl::detail::bytes_in source;
     if (world().kernel.rank == root) {
@@ -324,9 +383,10 @@ int rmpl_scatterv(const void* in, const size_t* counts, const size_t* displs, vo
 }
 
 int rmpl_iallgather(const void* in, size_t bytes, void* out, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_iallgather", handle, [&] {
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::iallgather(world(), in_bytes(in, bytes), out_bytes(out, n * bytes));
+    return rmpl::detail::iallgather(world(), in_bytes(in, bytes),
+                                    out_bytes(out, times(n, bytes, "blocks")));
   });
 }
 int rmpl_allgather(const void* in, size_t bytes, void* out) {
@@ -335,7 +395,7 @@ int rmpl_allgather(const void* in, size_t bytes, void* out) {
 
 int rmpl_iallgatherv(const void* in, size_t bytes, void* out, const size_t* counts,
                      const size_t* displs, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_iallgatherv", handle, [&] {
     std::vector<std::size_t> c = per_rank(counts, true, "counts");
     std::vector<std::size_t> d = per_rank(displs, false, "displs");
     return rmpl::detail::iallgatherv(world(), in_bytes(in, bytes), out_bytes(out, extent_of(c, d)),
@@ -348,20 +408,19 @@ int rmpl_allgatherv(const void* in, size_t bytes, void* out, const size_t* count
 }
 
 int rmpl_ialltoall(const void* in, void* out, size_t block_bytes, rmpl_handle* handle) {
-  return run(handle, [&] {
+  return run("rmpl_ialltoall", handle, [&] {
     const auto n = static_cast<std::size_t>(world().kernel.size);
-    return rmpl::detail::ialltoall(world(), in_bytes(in, n * block_bytes),
-                                   out_bytes(out, n * block_bytes));
+    return rmpl::detail::ialltoall(world(), in_bytes(in, times(n, block_bytes, "blocks")),
+                                   out_bytes(out, times(n, block_bytes, "blocks")));
   });
 }
 int rmpl_alltoall(const void* in, void* out, size_t block_bytes) {
   return rmpl_ialltoall(in, out, block_bytes, nullptr);
 }
 
-int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs,
-                    void* out, const size_t* recv_counts, const size_t* recv_displs,
-                    rmpl_handle* handle) {
-  return run(handle, [&] {
+int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs, void* out,
+                    const size_t* recv_counts, const size_t* recv_displs, rmpl_handle* handle) {
+  return run("rmpl_ialltoallv", handle, [&] {
     std::vector<std::size_t> sc = per_rank(send_counts, true, "send_counts");
     std::vector<std::size_t> sd = per_rank(send_displs, false, "send_displs");
     std::vector<std::size_t> rc = per_rank(recv_counts, true, "recv_counts");

@@ -18,6 +18,9 @@ struct comm_impl : std::enable_shared_from_this<comm_impl> {
 
   /// Mutable because starting a collective counts it (collectives_started) on a const handle.
   mutable core::communicator kernel;
+  /// What a failing call does (communicator::set_error_policy); shared by every handle, and
+  /// inherited by the communicators made from this one.
+  mutable on_error policy = on_error::throw_error;
 };
 
 /// What splitting an intercommunicator gives this process: the new intercommunicator (as
@@ -42,5 +45,7 @@ namespace rmpl::api {
 /// The job rank of `peer` (a rank of `c`, proc_null or any_source), or an invalid_rank error that
 /// names the operation, the rank and the communicator's size.
 int world_peer(const detail::comm_impl& c, int peer, std::string_view operation);
+/// world_peer for a destination, where any_source is an invalid_rank error too.
+int world_dest(const detail::comm_impl& c, int dest, std::string_view operation);
 
 }  // namespace rmpl::api

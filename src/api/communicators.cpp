@@ -96,6 +96,14 @@ comm_ptr world_comm() {
   return api::world();
 }
 
+namespace {
+/// A new communicator starts with its parent's error policy (as MPI's error handlers do).
+comm_ptr inheriting(const comm_impl& parent, comm_ptr made) {
+  if (made) made->policy = parent.policy;
+  return made;
+}
+}  // namespace
+
 comm_ptr dup(const comm_impl& c) {
   const claim taken = agree_on_claim(c);
   core::communicator k = c.kernel;
@@ -103,7 +111,7 @@ comm_ptr dup(const comm_impl& c) {
   k.collectives_started = 0;
   k.area = taken.area;
   k.area_rounds = k.area_done = 0;
-  return std::make_shared<comm_impl>(std::move(k));
+  return inheriting(c, std::make_shared<comm_impl>(std::move(k)));
 }
 
 comm_ptr split(const comm_impl& c, int color, int key) {
@@ -131,7 +139,7 @@ comm_ptr split(const comm_impl& c, int color, int key) {
   std::sort(chosen.begin(), chosen.end());
   std::vector<int> members;
   for (auto [k, r] : chosen) members.push_back(c.kernel.to_world(r));
-  return make(taken, std::move(members));
+  return inheriting(c, make(taken, std::move(members)));
 }
 
 comm_ptr create(const comm_impl& c, const group& members) {
@@ -145,7 +153,7 @@ comm_ptr create(const comm_impl& c, const group& members) {
   }
   const claim taken = agree_on_claim(c);
   std::vector<int> ranks(members.world_ranks().begin(), members.world_ranks().end());
-  return make(taken, std::move(ranks));
+  return inheriting(c, make(taken, std::move(ranks)));
 }
 
 comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
@@ -176,7 +184,7 @@ comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
   agreement.collectives_started = static_cast<std::uint32_t>(tag);
   agreement.area = -1;
   const auto among_members = std::make_shared<comm_impl>(std::move(agreement));
-  return make(agree_on_claim(*among_members), std::move(ranks));
+  return inheriting(parent, make(agree_on_claim(*among_members), std::move(ranks)));
 }
 
 // ---- intercommunicators (the MPI layer's) ----
@@ -461,13 +469,15 @@ relation compare(const comm_impl* a, const comm_impl* b) {
 
 void null_communicator(const char* operation) {
   base::fail(errc::invalid_argument,
-             "{} on a null communicator (one that split or create "
-             "gave to a process outside it, or one already freed)",
+             "{} on a null communicator (default-constructed, moved from, freed with free(), or "
+             "one that split or create gave to a process outside it)",
              operation);
 }
 
 void throw_error(errc code, const std::string& message) {
-  throw error(code, message);
+  const error e(code, message);
+  apply_error_policy(nullptr, e);
+  throw e;
 }
 
 }  // namespace detail

@@ -29,13 +29,15 @@ std::unique_ptr<core::engine>& the_engine = holder.engine;
 std::shared_ptr<detail::comm_impl> the_world;
 int users = 0;
 
-core::request* request_of(core::engine& e, detail::request_id id) {
+/// The live request `id` names, for `operation`. Ids carry the table entry's generation, so a
+/// stale copy of a completed request's id (or a forged one) is reported, never followed.
+core::request* request_of(core::engine& e, detail::request_id id, const char* operation) {
   core::request* r = e.lookup(id);
   if (r == nullptr) {
     base::fail(errc::request_invalid,
-               "rank {}: request {:#x} is not a live request (never started, already completed or "
-               "freed)",
-               e.rank(), id);
+               "{} on rank {}: request {:#x} is not a live request (never started, already "
+               "completed or freed)",
+               operation, e.rank(), id);
   }
   return r;
 }
@@ -45,7 +47,8 @@ core::request* request_of(core::engine& e, detail::request_id id) {
 core::engine* live_engine = nullptr;
 
 void not_initialized() {
-  base::fail(errc::not_initialized, "rmpl is not initialized: create an rmpl::session first");
+  base::fail(errc::not_initialized,
+             "rmpl is not initialized: create an rmpl::session (C: call rmpl_init) first");
 }
 void acquire() {
   if (users++ == 0) {
@@ -79,15 +82,31 @@ detail::comm_ptr world() {
 bool initialized() noexcept {
   return the_engine != nullptr;
 }
+on_error world_error_policy() noexcept {
+  return the_world ? the_world->policy : on_error::throw_error;
+}
+
+namespace {
+[[noreturn]] void not_a_rank(const detail::comm_impl& c, int peer, std::string_view operation) {
+  base::fail(errc::invalid_rank,
+             "{} on rank {}: rank {}{} is not a rank of the communicator (size {})", operation,
+             c.kernel.rank, peer, peer == any_source ? " (any_source)" : "", c.kernel.size);
+}
+}  // namespace
+
+int world_dest(const detail::comm_impl& c, int dest, std::string_view operation) {
+  // any_source is a receive's wildcard; a send names a real rank, so here it fails the range
+  // check like any negative rank (one compare fewer than world_peer's, on the send path).
+  const core::communicator& k = c.kernel;
+  if (dest == proc_null) return dest;
+  if (dest < 0 || dest >= k.size) not_a_rank(c, dest, operation);
+  return k.to_world(dest);
+}
 
 int world_peer(const detail::comm_impl& c, int peer, std::string_view operation) {
   const core::communicator& k = c.kernel;
   if (peer == proc_null || peer == any_source) return peer;
-  if (peer < 0 || peer >= k.size) {
-    base::fail(errc::invalid_rank,
-               "{} on rank {}: rank {} is not a rank of the communicator (size {})", operation,
-               k.rank, peer, k.size);
-  }
+  if (peer < 0 || peer >= k.size) not_a_rank(c, peer, operation);
   return k.to_world(peer);
 }
 
@@ -105,7 +124,7 @@ status local(const comm_impl& c, status s) {
 
 void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
           send_mode mode) {
-  api::kernel().send(c.kernel.context, data, bytes, api::world_peer(c, dest, "send"), tag, mode);
+  api::kernel().send(c.kernel.context, data, bytes, api::world_dest(c, dest, "send"), tag, mode);
 }
 status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
   return local(c, api::kernel().recv(c.kernel.context, data, capacity,
@@ -114,7 +133,7 @@ status recv(const comm_impl& c, void* data, std::size_t capacity, int source, in
 request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
                  send_mode mode) {
   return api::kernel()
-      .start_send(c.kernel.context, data, bytes, api::world_peer(c, dest, "isend"), tag, mode)
+      .start_send(c.kernel.context, data, bytes, api::world_dest(c, dest, "isend"), tag, mode)
       ->id();
 }
 request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
@@ -126,7 +145,7 @@ request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int sourc
 status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
                 void* rdata, std::size_t capacity, int source, int rtag) {
   core::engine& e = api::kernel();
-  const int wdest = api::world_peer(c, dest, "sendrecv");
+  const int wdest = api::world_dest(c, dest, "sendrecv");
   core::request* r =
       e.start_recv(c.kernel.context, rdata, capacity, api::world_peer(c, source, "sendrecv"), rtag);
   try {
@@ -151,14 +170,14 @@ bool iprobe(const comm_impl& c, int source, int tag, status* out) {
 }
 status wait(request_id& id) {
   core::engine& e = api::kernel();
-  core::request* r = api::request_of(e, id);
+  core::request* r = api::request_of(e, id, "wait");
   e.wait(r);
   id = null_request;
   return e.finish(r);
 }
 bool test(request_id& id, status* out) {
   core::engine& e = api::kernel();
-  core::request* r = api::request_of(e, id);
+  core::request* r = api::request_of(e, id, "test");
   if (!e.test(r)) return false;
   id = null_request;
   *out = e.finish(r);
@@ -167,11 +186,11 @@ bool test(request_id& id, status* out) {
 bool done(request_id id) {
   if (id == null_request) return true;
   core::engine& e = api::kernel();
-  return api::request_of(e, id)->done();
+  return api::request_of(e, id, "done")->done();
 }
 void cancel(request_id id) {
   core::engine& e = api::kernel();
-  e.cancel(api::request_of(e, id));
+  e.cancel(api::request_of(e, id, "cancel"));
 }
 void release(request_id& id) noexcept {
   if (id == null_request || !api::initialized()) return;
@@ -185,6 +204,26 @@ void release(request_id& id) noexcept {
   }
   e.free_request(r);
 }
+void empty_request(const char* operation) {
+  base::fail(errc::request_invalid,
+             "{} on rank {}: the request is empty (default-constructed, moved from, or already "
+             "waited or tested to completion)",
+             operation, world_rank());
+}
+void apply_error_policy(const comm_impl* c, const error& e) noexcept {
+  const on_error policy = c != nullptr ? c->policy : api::world_error_policy();
+  if (policy == on_error::abort) base::end_job(e, world_rank());
+}
+void set_error_policy(const comm_impl& c, on_error policy) {
+  if (policy != on_error::throw_error && policy != on_error::abort) {
+    base::fail(errc::invalid_argument, "set_error_policy on rank {}: {} is not an rmpl::on_error",
+               c.kernel.rank, static_cast<int>(policy));
+  }
+  c.policy = policy;
+}
+on_error error_policy(const comm_impl& c) {
+  return c.policy;
+}
 int world_rank() noexcept {
   return api::initialized() ? api::kernel().rank() : 0;
 }
@@ -197,6 +236,7 @@ int world_size() noexcept {
 // ---------------------------------------------------------------- wait families
 
 void wait_all(std::span<request> requests) {
+  // Each wait applies the world's error policy itself.
   std::exception_ptr first;
   for (request& r : requests) {
     if (!r.active()) continue;

@@ -26,5 +26,8 @@ void release() noexcept;
 bool initialized() noexcept;
 /// The world communicator of the live engine.
 detail::comm_ptr world();
+/// The world communicator's error policy (throw_error when not initialized), which the C API and
+/// the calls that name no communicator follow.
+on_error world_error_policy() noexcept;
 
 }  // namespace rmpl::api

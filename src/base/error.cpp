@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+#include <unistd.h>
 
 namespace rmpl {
 
@@ -50,6 +53,17 @@ void fatal(const std::string& message) noexcept {
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
   std::abort();
+}
+
+void end_job(const error& e, int rank) noexcept {
+  std::string_view what = e.what();
+  if (what.starts_with("rmpl: ")) what.remove_prefix(6);
+  std::fprintf(stderr, "rmpl: rank %d: %.*s (%s; error policy abort: the job is ended)\n", rank,
+               static_cast<int>(what.size()), what.data(), to_string(e.code()));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int status = static_cast<int>(e.code());
+  _exit(status > 0 && status < 256 ? status : 1);
 }
 
 }  // namespace base

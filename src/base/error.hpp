@@ -22,4 +22,10 @@ template <class... Args>
 /// (destructors, noexcept paths) and that must not be ignored.
 [[noreturn]] void fatal(const std::string& message) noexcept;
 
+/// The error policy on_error::abort: prints "rmpl: rank <rank>: <e's message>" to stderr and ends
+/// the process with e's code as its exit status (never 0), without running destructors (a
+/// finalize would wait for ranks that may never come). rmplrun then ends the job and names the
+/// rank, as for MPI_ERRORS_ARE_FATAL.
+[[noreturn]] void end_job(const error& e, int rank) noexcept;
+
 }  // namespace rmpl::base

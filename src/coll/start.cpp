@@ -3,8 +3,12 @@
 // and the sizes that disagree.
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/error.hpp"
 #include "coll/algorithms.hpp"
@@ -27,6 +31,21 @@ void check_root(const target& t, collective c, int root) {
   if (root < 0 || root >= t.comm.size) {
     reject(t, c, errc::invalid_rank, "root {} is not a rank of the communicator", root);
   }
+}
+
+/// A null buffer of a non-zero size (a span made from a null pointer: the C API and byte-level
+/// callers can pass one) would be dereferenced by the algorithm.
+template <class Span>
+void check_buffer(const target& t, collective c, Span data, const char* buffer) {
+  if (data.data() == nullptr && !data.empty()) {
+    reject(t, c, errc::invalid_argument, "the {} is null but its size is {} bytes", buffer,
+           data.size());
+  }
+}
+template <class In, class Out>
+void check_buffers(const target& t, collective c, In in, Out out) {
+  check_buffer(t, c, in, "send buffer");
+  check_buffer(t, c, out, "receive buffer");
 }
 
 void check_reduction(const target& t, collective c, const_bytes in, const reduction& op) {
@@ -87,16 +106,208 @@ layout checked_layout(const target& t, collective c, sizes counts, sizes displs,
   return l;
 }
 
+// ---------------------------------------------------------------- checked mode
+//
+// With RMPL_CHECK_COLLECTIVES=1 every collective first agrees, with an allgather of a small record
+// (the Bruck algorithm, on the collective's own tag, before its own messages), on what all ranks
+// must pass alike: which collective, the root, the byte count, the operator, the counts of the
+// v-forms that every rank gives. A disagreement fails the collective on every rank, with a message
+// naming the ranks and their values, instead of hanging or mixing up data. It runs the
+// point-to-point algorithms only: the shared-area ones number their rounds when they first run,
+// and the agreement step could let two collectives in flight start in different orders on
+// different ranks.
+
+/// A field of the record that this collective does not compare.
+constexpr std::uint64_t unchecked = ~std::uint64_t{0};
+
+/// What every rank of a collective must agree on (sent as raw words).
+struct agreement {
+  std::uint64_t kind = unchecked;
+  std::uint64_t root = unchecked;
+  std::uint64_t bytes = unchecked;
+  std::uint64_t op = unchecked;      ///< operator, element type and size
+  std::uint64_t counts = unchecked;  ///< a hash of the per-rank counts
+  /// Not compared: the error code with which this rank rejected its own arguments, or 0.
+  std::uint64_t failed = 0;
+};
+/// The fields above that every rank must pass alike.
+constexpr std::size_t compared_fields = 5;
+
+bool checking() {
+  static const bool on = [] {
+    const char* value = std::getenv("RMPL_CHECK_COLLECTIVES");
+    if (value == nullptr || *value == '\0' || std::string_view(value) == "0") return false;
+    if (std::string_view(value) == "1") return true;
+    base::fail(errc::invalid_argument, "RMPL_CHECK_COLLECTIVES={} is neither 0 nor 1", value);
+  }();
+  return on;
+}
+
+agreement agree_on(collective c, int root = -1, std::size_t bytes = unchecked) {
+  agreement a;
+  a.kind = static_cast<std::uint64_t>(c);
+  if (root >= 0) a.root = static_cast<std::uint64_t>(root);
+  a.bytes = bytes;
+  return a;
+}
+agreement with_op(agreement a, const reduction& op) {
+  a.op = static_cast<std::uint64_t>(op.op) << 56 | static_cast<std::uint64_t>(op.type) << 48 |
+         (op.element & 0xffffffffffff);
+  return a;
+}
+agreement with_counts(agreement a, sizes counts) {
+  std::uint64_t h = 0xcbf29ce484222325;  // FNV-1a over the counts
+  for (std::size_t n : counts) h = (h ^ n) * 0x100000001b3;
+  a.counts = h;
+  return a;
+}
+
+/// "0", "0, 2", "1-3, 5": the ranks, runs shortened.
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(ranks[i]);
+    if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string value_text(std::size_t field, std::uint64_t v) {
+  if (v == unchecked) return "(none)";
+  switch (field) {
+    case 0:
+      return v < std::size(collective_names) ? std::string(collective_names[v]) : "?";
+    case 1:
+      return "root " + std::to_string(v);
+    case 2:
+      return std::to_string(v) + " bytes";
+    case 3:
+      if ((v >> 56) == 0)
+        return fmt::format("a user operator on {}-byte elements", v & 0xffffffffffff);
+      return fmt::format("operator {} on type {} ({}-byte elements)", v >> 56, (v >> 48) & 0xff,
+                         v & 0xffffffffffff);
+    default:
+      return fmt::format("counts with hash {:#x}", v);
+  }
+}
+
+/// Exchanges every rank's record and fails, naming who passed what, on the first field the ranks
+/// disagree on. Every rank sees all records, so every rank fails alike.
+task agree(exchange x, agreement mine) {
+  constexpr std::size_t fields = compared_fields;
+  const auto n = static_cast<std::size_t>(x.size());
+  std::vector<agreement> all(n);
+  co_await x.run(allgather_bruck(x, std::as_bytes(std::span(&mine, 1)),
+                                 std::as_writable_bytes(std::span(all))));
+  // A rank that rejected its own arguments took part only so that the others fail with it: it
+  // reports its own error (the step after this one), they name it.
+  if (mine.failed != 0) co_return;
+  std::vector<int> failed;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (all[r].failed != 0) failed.push_back(static_cast<int>(r));
+  }
+  if (!failed.empty()) {
+    const auto code = static_cast<errc>(all[static_cast<std::size_t>(failed[0])].failed);
+    base::fail(code,
+               "{} on rank {} (communicator of {}): {} {} rejected {} own arguments ({}; see {} "
+               "error) (RMPL_CHECK_COLLECTIVES)",
+               collective_names[mine.kind], x.rank(), x.size(),
+               failed.size() == 1 ? "rank" : "ranks", ranks_text(failed),
+               failed.size() == 1 ? "its" : "their", to_string(code),
+               failed.size() == 1 ? "its" : "their");
+  }
+  static constexpr const char* what[fields] = {"which collective they call", "the root",
+                                               "the byte count", "the reduction operator",
+                                               "the per-rank counts"};
+  for (std::size_t f = 0; f < fields; ++f) {
+    auto field = [&](const agreement& a) { return reinterpret_cast<const std::uint64_t*>(&a)[f]; };
+    bool same = true;
+    for (const agreement& a : all) same = same && field(a) == field(all[0]);
+    if (same) continue;
+    // Group the ranks by the value they passed, in the order the values first appear.
+    std::vector<std::uint64_t> values;
+    std::vector<std::vector<int>> who;
+    for (std::size_t r = 0; r < n; ++r) {
+      std::size_t k = 0;
+      while (k < values.size() && values[k] != field(all[r])) ++k;
+      if (k == values.size()) {
+        values.push_back(field(all[r]));
+        who.emplace_back();
+      }
+      who[k].push_back(static_cast<int>(r));
+    }
+    std::string groups;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (!groups.empty()) groups += "; ";
+      groups += (who[k].size() == 1 ? "rank " : "ranks ") + ranks_text(who[k]) + ": " +
+                value_text(f, values[k]);
+    }
+    base::fail(f == 0   ? errc::invalid_argument
+               : f == 1 ? errc::invalid_rank
+                        : errc::invalid_argument,
+               "{} on rank {} (communicator of {}): the ranks disagree on {}: {} "
+               "(RMPL_CHECK_COLLECTIVES)",
+               collective_names[mine.kind], x.rank(), x.size(), what[f], groups);
+  }
+}
+
+/// The agreement, then the algorithm.
+task checked(exchange x, agreement mine, task body) {
+  co_await x.run(agree(x, mine));
+  co_await x.run(std::move(body));
+}
+
 /// Starts `algorithm` (named `name`) as collective `c` on the target.
 template <class Start>
-core::request* launch(const target& t, collective c, std::string_view name, std::size_t bytes,
-                      Start&& start) {
+core::request* launch(const target& t, collective c, const agreement& a, std::string_view name,
+                      std::size_t bytes, Start&& start) {
   auto op = std::make_unique<operation>(
       t.engine, t.keep,
       operation::label{collective_names[static_cast<std::size_t>(c)], name, bytes, t.comm.size});
   exchange x(*op, t.engine, t.comm, t.comm.next_collective_tag());
-  op->run(start(x));
+  if (checking()) {
+    op->run(checked(x, a, start(x)));
+  } else {
+    op->run(start(x));
+  }
   return t.engine.start_activity(std::move(op));
+}
+
+task nothing(exchange) {
+  co_return;
+}
+
+/// Runs `start` (a collective's checks and launch). In the checked mode a rank whose own
+/// arguments fail the checks still takes part in the collective's agreement, flagged, so the
+/// other ranks fail too instead of waiting for it; it waits for that agreement (which needs the
+/// others to have called the collective, as the collective itself would), then throws its error.
+template <class Start>
+core::request* checked_start(const target& t, collective c, Start&& start) {
+  if (!checking()) return start();
+  try {
+    return start();
+  } catch (const error& e) {
+    agreement a = agree_on(c);
+    a.failed = static_cast<std::uint64_t>(e.code());
+    core::request* r = launch(t, c, a, "rejected", 0, [](exchange x) { return nothing(x); });
+    try {
+      t.engine.wait(r);
+      t.engine.finish(r);
+    } catch (const error&) {
+      // This rank's own error is the one to report (a dead peer is reported by the next call).
+    }
+    throw;
+  }
+}
+
+/// Whether the shared-area algorithms may run: the communicator has an area, and the checked mode
+/// is off (see above).
+bool area_usable(const target& t) {
+  return t.comm.area >= 0 && !checking();
 }
 
 bool is_pow2(int n) {
@@ -109,124 +320,149 @@ bool is_pow2(int n) {
 /// messages are better sent down a binomial tree, which lets the root run ahead of the others by
 /// any number of operations (the areas let it run two rounds ahead).
 bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max) {
-  if (t.comm.area < 0) return false;
+  if (!area_usable(t)) return false;
   return t.comm.size <= 2 ? bytes <= two_rank_max : bytes >= (16u << 10);
 }
 
 /// The algorithm forced for `c`, with "shared" read as "auto" on a communicator without an area.
 std::string_view chosen(const target& t, collective c) {
   const std::string_view name = forced(c);
-  return name == "shared" && t.comm.area < 0 ? "auto" : name;
+  return name == "shared" && !area_usable(t) ? "auto" : name;
 }
 
 }  // namespace
 
 core::request* start_barrier(const target& t) {
-  constexpr auto c = collective::barrier;
-  std::string_view name = chosen(t, c);
-  if (name == "auto") name = t.comm.area >= 0 ? "shared" : "dissemination";
-  if (name == "shared") return launch(t, c, name, 0, [&](exchange x) { return barrier_shared(x); });
-  return launch(t, c, "dissemination", 0, [&](exchange x) { return barrier_dissemination(x); });
+  return checked_start(t, collective::barrier, [&]() -> core::request* {
+    constexpr auto c = collective::barrier;
+    const agreement a = agree_on(c);
+    std::string_view name = chosen(t, c);
+    if (name == "auto") name = area_usable(t) ? "shared" : "dissemination";
+    if (name == "shared")
+      return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
+    return launch(t, c, a, "dissemination", 0,
+                  [&](exchange x) { return barrier_dissemination(x); });
+  });
 }
 
 core::request* start_broadcast(const target& t, bytes data, int root) {
-  constexpr auto c = collective::broadcast;
-  check_root(t, c, root);
-  std::string_view name = chosen(t, c);
-  if (name == "auto") {
-    name = shared_suits(t, data.size(), 4u << 20)           ? "shared"
-           : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
-                                                            : "scatter_allgather";
-  }
-  if (name == "shared") {
-    return launch(t, c, name, data.size(),
-                  [&](exchange x) { return broadcast_shared(x, data, root); });
-  }
-  if (name == "scatter_allgather") {
-    return launch(t, c, name, data.size(),
-                  [&](exchange x) { return broadcast_scatter_allgather(x, data, root); });
-  }
-  return launch(t, c, "binomial", data.size(),
-                [&](exchange x) { return broadcast_binomial(x, data, root); });
+  return checked_start(t, collective::broadcast, [&]() -> core::request* {
+    constexpr auto c = collective::broadcast;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root, data.size());
+    check_buffer(t, c, data, "buffer");
+    std::string_view name = chosen(t, c);
+    if (name == "auto") {
+      name = shared_suits(t, data.size(), 4u << 20)           ? "shared"
+             : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
+                                                              : "scatter_allgather";
+    }
+    if (name == "shared") {
+      return launch(t, c, a, name, data.size(),
+                    [&](exchange x) { return broadcast_shared(x, data, root); });
+    }
+    if (name == "scatter_allgather") {
+      return launch(t, c, a, name, data.size(),
+                    [&](exchange x) { return broadcast_scatter_allgather(x, data, root); });
+    }
+    return launch(t, c, a, "binomial", data.size(),
+                  [&](exchange x) { return broadcast_binomial(x, data, root); });
+  });
 }
 
 core::request* start_reduce(const target& t, const_bytes in, bytes out, const reduction& op,
                             int root) {
-  constexpr auto c = collective::reduce;
-  check_root(t, c, root);
-  check_reduction(t, c, in, op);
-  if (t.comm.rank == root) check_room(t, c, out.size(), in.size(), "receive buffer");
-  const std::size_t count = in.size() / op.element;
-  // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
-  const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
-  std::string_view name = chosen(t, c);
-  if (name == "auto") {
-    name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
-           : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
-                                                       : "binomial";
-  }
-  if (name == "shared") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return reduce_shared(x, in, out, op, root); });
-  }
-  if (name == "rabenseifner" && halving_fits) {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
-  }
-  return launch(t, c, "binomial", in.size(),
-                [&](exchange x) { return reduce_binomial(x, in, out, op, root); });
+  return checked_start(t, collective::reduce, [&]() -> core::request* {
+    constexpr auto c = collective::reduce;
+    check_root(t, c, root);
+    check_reduction(t, c, in, op);
+    const agreement a = with_op(agree_on(c, root, in.size()), op);
+    check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
+    if (t.comm.rank == root) check_room(t, c, out.size(), in.size(), "receive buffer");
+    const std::size_t count = in.size() / op.element;
+    // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
+    const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
+    std::string_view name = chosen(t, c);
+    if (name == "auto") {
+      name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
+             : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
+                                                         : "binomial";
+    }
+    if (name == "shared") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return reduce_shared(x, in, out, op, root); });
+    }
+    if (name == "rabenseifner" && halving_fits) {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
+    }
+    return launch(t, c, a, "binomial", in.size(),
+                  [&](exchange x) { return reduce_binomial(x, in, out, op, root); });
+  });
 }
 
 core::request* start_allreduce(const target& t, const_bytes in, bytes out, const reduction& op) {
-  constexpr auto c = collective::allreduce;
-  check_reduction(t, c, in, op);
-  check_room(t, c, out.size(), in.size(), "receive buffer");
-  std::string_view name = chosen(t, c);
-  if (name == "auto") {
-    name = t.comm.area >= 0           ? "shared"
-           : in.size() >= (16u << 10) ? "rabenseifner"
-                                      : "recursive_doubling";
-  }
-  if (name == "shared") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return allreduce_shared(x, in, out, op); });
-  }
-  // The ring reorders operands: non-commutative operators take the halving (binary swap), which
-  // keeps rank order.
-  if (name == "ring" && !op.commutative) name = "rabenseifner";
-  if (name == "rabenseifner") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return allreduce_rabenseifner(x, in, out, op); });
-  }
-  if (name == "ring") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return allreduce_ring(x, in, out, op); });
-  }
-  if (name == "reduce_broadcast") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return allreduce_reduce_broadcast(x, in, out, op); });
-  }
-  return launch(t, c, "recursive_doubling", in.size(),
-                [&](exchange x) { return allreduce_recursive_doubling(x, in, out, op); });
+  return checked_start(t, collective::allreduce, [&]() -> core::request* {
+    constexpr auto c = collective::allreduce;
+    check_reduction(t, c, in, op);
+    const agreement a = with_op(agree_on(c, -1, in.size()), op);
+    check_buffers(t, c, in, out);
+    check_room(t, c, out.size(), in.size(), "receive buffer");
+    std::string_view name = chosen(t, c);
+    if (name == "auto") {
+      name = area_usable(t)             ? "shared"
+             : in.size() >= (16u << 10) ? "rabenseifner"
+                                        : "recursive_doubling";
+    }
+    if (name == "shared") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_shared(x, in, out, op); });
+    }
+    // The ring reorders operands: non-commutative operators take the halving (binary swap), which
+    // keeps rank order.
+    if (name == "ring" && !op.commutative) name = "rabenseifner";
+    if (name == "rabenseifner") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_rabenseifner(x, in, out, op); });
+    }
+    if (name == "ring") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_ring(x, in, out, op); });
+    }
+    if (name == "reduce_broadcast") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allreduce_reduce_broadcast(x, in, out, op); });
+    }
+    return launch(t, c, a, "recursive_doubling", in.size(),
+                  [&](exchange x) { return allreduce_recursive_doubling(x, in, out, op); });
+  });
 }
 
 core::request* start_scan(const target& t, const_bytes in, bytes out, const reduction& op,
                           bool exclusive) {
-  const auto c = exclusive ? collective::exscan : collective::scan;
-  check_reduction(t, c, in, op);
-  if (!exclusive || t.comm.rank > 0) check_room(t, c, out.size(), in.size(), "receive buffer");
-  if (forced(c) == "linear") {
-    return launch(t, c, "linear", in.size(),
-                  [&](exchange x) { return scan_linear(x, in, out, op, exclusive); });
-  }
-  return launch(t, c, "recursive_doubling", in.size(),
-                [&](exchange x) { return scan_recursive_doubling(x, in, out, op, exclusive); });
+  return checked_start(
+      t, exclusive ? collective::exscan : collective::scan, [&]() -> core::request* {
+        const auto c = exclusive ? collective::exscan : collective::scan;
+        check_reduction(t, c, in, op);
+        const agreement a = with_op(agree_on(c, -1, in.size()), op);
+        check_buffers(t, c, in, out);
+        if (!exclusive || t.comm.rank > 0)
+          check_room(t, c, out.size(), in.size(), "receive buffer");
+        if (forced(c) == "linear") {
+          return launch(t, c, a, "linear", in.size(),
+                        [&](exchange x) { return scan_linear(x, in, out, op, exclusive); });
+        }
+        return launch(t, c, a, "recursive_doubling", in.size(), [&](exchange x) {
+          return scan_recursive_doubling(x, in, out, op, exclusive);
+        });
+      });
 }
 
 namespace {
 
-core::request* start_reduce_scatter_layout(const target& t, collective c, const_bytes in, bytes out,
-                                           layout recv, const reduction& op) {
+core::request* start_reduce_scatter_layout(const target& t, collective c, const agreement& a,
+                                           const_bytes in, bytes out, layout recv,
+                                           const reduction& op) {
   const std::size_t mine = recv.count(t.comm.rank);
   check_room(t, c, out.size(), mine, "receive buffer");
   for (int r = 0; r < t.comm.size; ++r) {
@@ -246,16 +482,16 @@ core::request* start_reduce_scatter_layout(const target& t, collective c, const_
   if (!op.commutative) name = "reduce_scatterv";
   const std::size_t total = in.size();
   if (name == "recursive_halving") {
-    return launch(t, c, name, total, [&](exchange x) {
+    return launch(t, c, a, name, total, [&](exchange x) {
       return reduce_scatter_recursive_halving(x, in, out, std::move(recv), op);
     });
   }
   if (name == "pairwise") {
-    return launch(t, c, name, total, [&](exchange x) {
+    return launch(t, c, a, name, total, [&](exchange x) {
       return reduce_scatter_pairwise(x, in, out, std::move(recv), op);
     });
   }
-  return launch(t, c, "reduce_scatterv", total, [&](exchange x) {
+  return launch(t, c, a, "reduce_scatterv", total, [&](exchange x) {
     return reduce_scatter_reduce_scatterv(x, in, out, std::move(recv), op);
   });
 }
@@ -264,157 +500,200 @@ core::request* start_reduce_scatter_layout(const target& t, collective c, const_
 
 core::request* start_reduce_scatter_block(const target& t, const_bytes in, bytes out,
                                           const reduction& op) {
-  constexpr auto c = collective::reduce_scatter_block;
-  check_reduction(t, c, in, op);
-  const std::size_t block = out.size();
-  check_room(t, c, in.size(), block * static_cast<std::size_t>(t.comm.size), "send buffer");
-  return start_reduce_scatter_layout(t, c, in.first(block * static_cast<std::size_t>(t.comm.size)),
-                                     out, layout::uniform(t.comm.size, block), op);
+  return checked_start(t, collective::reduce_scatter_block, [&]() -> core::request* {
+    constexpr auto c = collective::reduce_scatter_block;
+    check_reduction(t, c, in, op);
+    const std::size_t block = out.size();
+    check_room(t, c, in.size(), block * static_cast<std::size_t>(t.comm.size), "send buffer");
+    const agreement a = with_op(agree_on(c, -1, block), op);
+    check_buffers(t, c, in, out);
+    return start_reduce_scatter_layout(t, c, a,
+                                       in.first(block * static_cast<std::size_t>(t.comm.size)), out,
+                                       layout::uniform(t.comm.size, block), op);
+  });
 }
 
 core::request* start_reduce_scatter(const target& t, const_bytes in, bytes out, sizes counts,
                                     const reduction& op) {
-  constexpr auto c = collective::reduce_scatter;
-  check_reduction(t, c, in, op);
-  layout recv = checked_layout(t, c, counts, {}, in.size(), "send buffer");
-  const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-  return start_reduce_scatter_layout(t, c, in.first(total), out, std::move(recv), op);
+  return checked_start(t, collective::reduce_scatter, [&]() -> core::request* {
+    constexpr auto c = collective::reduce_scatter;
+    check_reduction(t, c, in, op);
+    layout recv = checked_layout(t, c, counts, {}, in.size(), "send buffer");
+    const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+    const agreement a = with_op(with_counts(agree_on(c), counts), op);
+    check_buffers(t, c, in, out);
+    return start_reduce_scatter_layout(t, c, a, in.first(total), out, std::move(recv), op);
+  });
 }
 
 core::request* start_gather(const target& t, const_bytes in, bytes out, int root) {
-  constexpr auto c = collective::gather;
-  check_root(t, c, root);
-  const std::size_t n = static_cast<std::size_t>(t.comm.size);
-  if (t.comm.rank == root) check_room(t, c, out.size(), n * in.size(), "receive buffer");
-  std::string_view name = forced(c);
-  if (name == "auto") name = in.size() < 2048 ? "binomial" : "linear";
-  if (name == "binomial") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return gather_binomial(x, in, out, root); });
-  }
-  layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, in.size()) : layout{};
-  return launch(t, c, "linear", in.size(),
-                [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+  return checked_start(t, collective::gather, [&]() -> core::request* {
+    constexpr auto c = collective::gather;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root, in.size());
+    check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
+    const std::size_t n = static_cast<std::size_t>(t.comm.size);
+    if (t.comm.rank == root) check_room(t, c, out.size(), n * in.size(), "receive buffer");
+    std::string_view name = forced(c);
+    if (name == "auto") name = in.size() < 2048 ? "binomial" : "linear";
+    if (name == "binomial") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return gather_binomial(x, in, out, root); });
+    }
+    layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, in.size()) : layout{};
+    return launch(t, c, a, "linear", in.size(),
+                  [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+  });
 }
 
 core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts, sizes displs,
                              int root) {
-  constexpr auto c = collective::gatherv;
-  check_root(t, c, root);
-  layout blocks;
-  if (t.comm.rank == root) {
-    blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
-    if (in.size() != blocks.count(root)) {
-      reject(t, c, errc::invalid_argument, "the root sends {} bytes but its count says {}",
-             in.size(), blocks.count(root));
+  return checked_start(t, collective::gatherv, [&]() -> core::request* {
+    constexpr auto c = collective::gatherv;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root);
+    check_buffers(t, c, in, t.comm.rank == root ? out : bytes{});
+    layout blocks;
+    if (t.comm.rank == root) {
+      blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
+      if (in.size() != blocks.count(root)) {
+        reject(t, c, errc::invalid_argument, "the root sends {} bytes but its count says {}",
+               in.size(), blocks.count(root));
+      }
     }
-  }
-  return launch(t, c, "linear", in.size(),
-                [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+    return launch(t, c, a, "linear", in.size(),
+                  [&](exchange x) { return gatherv_linear(x, in, out, std::move(blocks), root); });
+  });
 }
 
 core::request* start_scatter(const target& t, const_bytes in, bytes out, int root) {
-  constexpr auto c = collective::scatter;
-  check_root(t, c, root);
-  const std::size_t n = static_cast<std::size_t>(t.comm.size);
-  if (t.comm.rank == root) check_room(t, c, in.size(), n * out.size(), "send buffer");
-  std::string_view name = forced(c);
-  if (name == "auto") name = out.size() < 2048 ? "binomial" : "linear";
-  if (name == "binomial") {
-    return launch(t, c, name, out.size(),
-                  [&](exchange x) { return scatter_binomial(x, in, out, root); });
-  }
-  layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, out.size()) : layout{};
-  return launch(t, c, "linear", out.size(),
-                [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  return checked_start(t, collective::scatter, [&]() -> core::request* {
+    constexpr auto c = collective::scatter;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root, out.size());
+    check_buffers(t, c, t.comm.rank == root ? in : const_bytes{}, out);
+    const std::size_t n = static_cast<std::size_t>(t.comm.size);
+    if (t.comm.rank == root) check_room(t, c, in.size(), n * out.size(), "send buffer");
+    std::string_view name = forced(c);
+    if (name == "auto") name = out.size() < 2048 ? "binomial" : "linear";
+    if (name == "binomial") {
+      return launch(t, c, a, name, out.size(),
+                    [&](exchange x) { return scatter_binomial(x, in, out, root); });
+    }
+    layout blocks = t.comm.rank == root ? layout::uniform(t.comm.size, out.size()) : layout{};
+    return launch(t, c, a, "linear", out.size(),
+                  [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  });
 }
 
 core::request* start_scatterv(const target& t, const_bytes in, sizes counts, sizes displs,
                               bytes out, int root) {
-  constexpr auto c = collective::scatterv;
-  check_root(t, c, root);
-  layout blocks;
-  if (t.comm.rank == root) {
-    blocks = checked_layout(t, c, counts, displs, in.size(), "send buffer");
-    check_room(t, c, out.size(), blocks.count(root), "receive buffer");
-  }
-  return launch(t, c, "linear", out.size(),
-                [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  return checked_start(t, collective::scatterv, [&]() -> core::request* {
+    constexpr auto c = collective::scatterv;
+    check_root(t, c, root);
+    const agreement a = agree_on(c, root);
+    check_buffers(t, c, t.comm.rank == root ? in : const_bytes{}, out);
+    layout blocks;
+    if (t.comm.rank == root) {
+      blocks = checked_layout(t, c, counts, displs, in.size(), "send buffer");
+      check_room(t, c, out.size(), blocks.count(root), "receive buffer");
+    }
+    return launch(t, c, a, "linear", out.size(),
+                  [&](exchange x) { return scatterv_linear(x, in, std::move(blocks), out, root); });
+  });
 }
 
 core::request* start_allgather(const target& t, const_bytes in, bytes out) {
-  constexpr auto c = collective::allgather;
-  const int n = t.comm.size;
-  check_room(t, c, out.size(), static_cast<std::size_t>(n) * in.size(), "receive buffer");
-  std::string_view name = forced(c);
-  if (name == "auto") {
-    name = static_cast<std::size_t>(n) * in.size() >= (64u << 10) ? "ring"
-           : is_pow2(n)                                           ? "recursive_doubling"
-                                                                  : "bruck";
-  }
-  if (name == "recursive_doubling" && !is_pow2(n)) name = "bruck";
-  if (name == "recursive_doubling") {
-    return launch(t, c, name, in.size(),
-                  [&](exchange x) { return allgather_recursive_doubling(x, in, out); });
-  }
-  if (name == "bruck") {
-    return launch(t, c, name, in.size(), [&](exchange x) { return allgather_bruck(x, in, out); });
-  }
-  return launch(t, c, "ring", in.size(), [&](exchange x) {
-    return allgather_ring(x, in, out, layout::uniform(n, in.size()));
+  return checked_start(t, collective::allgather, [&]() -> core::request* {
+    constexpr auto c = collective::allgather;
+    const agreement a = agree_on(c, -1, in.size());
+    check_buffers(t, c, in, out);
+    const int n = t.comm.size;
+    check_room(t, c, out.size(), static_cast<std::size_t>(n) * in.size(), "receive buffer");
+    std::string_view name = forced(c);
+    if (name == "auto") {
+      name = static_cast<std::size_t>(n) * in.size() >= (64u << 10) ? "ring"
+             : is_pow2(n)                                           ? "recursive_doubling"
+                                                                    : "bruck";
+    }
+    if (name == "recursive_doubling" && !is_pow2(n)) name = "bruck";
+    if (name == "recursive_doubling") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allgather_recursive_doubling(x, in, out); });
+    }
+    if (name == "bruck") {
+      return launch(t, c, a, name, in.size(),
+                    [&](exchange x) { return allgather_bruck(x, in, out); });
+    }
+    return launch(t, c, a, "ring", in.size(), [&](exchange x) {
+      return allgather_ring(x, in, out, layout::uniform(n, in.size()));
+    });
   });
 }
 
 core::request* start_allgatherv(const target& t, const_bytes in, bytes out, sizes counts,
                                 sizes displs) {
-  constexpr auto c = collective::allgatherv;
-  layout blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
-  if (in.size() != blocks.count(t.comm.rank)) {
-    reject(t, c, errc::invalid_argument, "this rank sends {} bytes but its count says {}",
-           in.size(), blocks.count(t.comm.rank));
-  }
-  return launch(t, c, "ring", in.size(),
-                [&](exchange x) { return allgather_ring(x, in, out, std::move(blocks)); });
+  return checked_start(t, collective::allgatherv, [&]() -> core::request* {
+    constexpr auto c = collective::allgatherv;
+    const agreement a = with_counts(agree_on(c), counts);
+    check_buffers(t, c, in, out);
+    layout blocks = checked_layout(t, c, counts, displs, out.size(), "receive buffer");
+    if (in.size() != blocks.count(t.comm.rank)) {
+      reject(t, c, errc::invalid_argument, "this rank sends {} bytes but its count says {}",
+             in.size(), blocks.count(t.comm.rank));
+    }
+    return launch(t, c, a, "ring", in.size(),
+                  [&](exchange x) { return allgather_ring(x, in, out, std::move(blocks)); });
+  });
 }
 
 core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
-  constexpr auto c = collective::alltoall;
-  const int n = t.comm.size;
-  if (in.size() % static_cast<std::size_t>(n) != 0) {
-    reject(t, c, errc::invalid_argument, "{} bytes do not split into {} equal blocks", in.size(),
-           n);
-  }
-  check_room(t, c, out.size(), in.size(), "receive buffer");
-  const std::size_t block = in.size() / static_cast<std::size_t>(n);
-  std::string_view name = forced(c);
-  if (name == "auto") {
-    name = block <= 128 && n > 2 ? "bruck" : block <= (64u << 10) ? "linear" : "pairwise";
-  }
-  if (name == "bruck") {
-    return launch(t, c, name, block, [&](exchange x) { return alltoall_bruck(x, in, out); });
-  }
-  layout blocks = layout::uniform(n, block);
-  if (name == "pairwise") {
-    return launch(t, c, name, block,
-                  [&](exchange x) { return alltoall_pairwise(x, in, blocks, out, blocks); });
-  }
-  return launch(t, c, "linear", block,
-                [&](exchange x) { return alltoall_linear(x, in, blocks, out, blocks); });
+  return checked_start(t, collective::alltoall, [&]() -> core::request* {
+    constexpr auto c = collective::alltoall;
+    const agreement a = agree_on(c, -1, in.size());
+    check_buffers(t, c, in, out);
+    const int n = t.comm.size;
+    if (in.size() % static_cast<std::size_t>(n) != 0) {
+      reject(t, c, errc::invalid_argument, "{} bytes do not split into {} equal blocks", in.size(),
+             n);
+    }
+    check_room(t, c, out.size(), in.size(), "receive buffer");
+    const std::size_t block = in.size() / static_cast<std::size_t>(n);
+    std::string_view name = forced(c);
+    if (name == "auto") {
+      name = block <= 128 && n > 2 ? "bruck" : block <= (64u << 10) ? "linear" : "pairwise";
+    }
+    if (name == "bruck") {
+      return launch(t, c, a, name, block, [&](exchange x) { return alltoall_bruck(x, in, out); });
+    }
+    layout blocks = layout::uniform(n, block);
+    if (name == "pairwise") {
+      return launch(t, c, a, name, block,
+                    [&](exchange x) { return alltoall_pairwise(x, in, blocks, out, blocks); });
+    }
+    return launch(t, c, a, "linear", block,
+                  [&](exchange x) { return alltoall_linear(x, in, blocks, out, blocks); });
+  });
 }
 
 core::request* start_alltoallv(const target& t, const_bytes in, sizes send_counts,
                                sizes send_displs, bytes out, sizes recv_counts, sizes recv_displs) {
-  constexpr auto c = collective::alltoallv;
-  layout send = checked_layout(t, c, send_counts, send_displs, in.size(), "send buffer");
-  layout recv = checked_layout(t, c, recv_counts, recv_displs, out.size(), "receive buffer");
-  const std::size_t total = std::accumulate(send_counts.begin(), send_counts.end(), std::size_t{0});
-  if (forced(c) == "pairwise") {
-    return launch(t, c, "pairwise", total, [&](exchange x) {
-      return alltoall_pairwise(x, in, std::move(send), out, std::move(recv));
+  return checked_start(t, collective::alltoallv, [&]() -> core::request* {
+    constexpr auto c = collective::alltoallv;
+    const agreement a = agree_on(c);
+    check_buffers(t, c, in, out);
+    layout send = checked_layout(t, c, send_counts, send_displs, in.size(), "send buffer");
+    layout recv = checked_layout(t, c, recv_counts, recv_displs, out.size(), "receive buffer");
+    const std::size_t total =
+        std::accumulate(send_counts.begin(), send_counts.end(), std::size_t{0});
+    if (forced(c) == "pairwise") {
+      return launch(t, c, a, "pairwise", total, [&](exchange x) {
+        return alltoall_pairwise(x, in, std::move(send), out, std::move(recv));
+      });
+    }
+    return launch(t, c, a, "linear", total, [&](exchange x) {
+      return alltoall_linear(x, in, std::move(send), out, std::move(recv));
     });
-  }
-  return launch(t, c, "linear", total, [&](exchange x) {
-    return alltoall_linear(x, in, std::move(send), out, std::move(recv));
   });
 }
 
