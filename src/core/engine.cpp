@@ -20,10 +20,6 @@ std::string tag_text(int tag) {
   return tag == any_tag ? "any tag" : fmt::format("tag {}", tag);
 }
 
-bool is_message(kind k) noexcept {
-  return k == kind::inline_data || k == kind::eager || k == kind::rts;
-}
-
 }  // namespace
 
 engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size_, 0) {
@@ -46,6 +42,7 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
   ring_mask_ = dom_.p().ring_cells - 1;
+  limits_ = cell_limits{dom_.p().eager_slots, dom_.p().eager_slot_bytes, 2 * context_pool::pairs};
   control_reserve_ = std::max<std::uint64_t>(2, dom_.p().ring_cells / 4);
   out_.resize(size_);
   in_.resize(size_);
@@ -76,9 +73,11 @@ void engine::throw_dead_rank() const {
   base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, dom_.describe_death(dead));
 }
 
-void engine::corrupt(int source, const std::string& what) const noexcept {
-  base::fatal(fmt::format("rmpl: rank {}: corrupt cell from rank {} in shared memory: {}", rank_,
-                          source, what));
+void engine::corrupt(int source, const std::string& what) const {
+  // The offending cell stays where it is (it is not consumed), so every later pass over that ring
+  // reports it again: nothing that rank sends after it is ever acted on.
+  base::fail(errc::internal, "rank {}: corrupt shared memory written by rank {}: {}", rank_, source,
+             what);
 }
 
 std::string engine::describe(const request& r) const {
@@ -146,13 +145,17 @@ void engine::check_recv(std::uint32_t context, const void* buf, std::size_t capa
 
 cell* engine::claim_cell(out_channel& ch, std::uint64_t reserve) noexcept {
   if (ch.tail + reserve >= ch.limit) {
-    ch.limit = ch.control->head.load(std::memory_order_acquire) + dom_.p().ring_cells;
+    // The receiver writes head; one claiming more cells consumed than were published would only
+    // have this rank overwrite cells it has not read, so head is never taken beyond the tail.
+    ch.limit =
+        std::min(ch.control->head.load(std::memory_order_acquire), ch.tail) + dom_.p().ring_cells;
     if (ch.tail + reserve >= ch.limit) {
       // Full: ask the receiver for a wake-up when it frees cells, then look once more (the receiver
       // may have consumed between our two reads and missed the flag).
       ch.control->sender_waiting.store(1, std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_seq_cst);
-      ch.limit = ch.control->head.load(std::memory_order_acquire) + dom_.p().ring_cells;
+      ch.limit =
+          std::min(ch.control->head.load(std::memory_order_acquire), ch.tail) + dom_.p().ring_cells;
       if (ch.tail + reserve >= ch.limit) return nullptr;
     }
   }
@@ -169,13 +172,15 @@ int engine::claim_slot(int dest) noexcept {
   // ACLMPL's allocation: a fetch-and-add on the receiver's counter names a slot; since slots are
   // freed out of order (messages are matched out of order), claim it, or the next free one, by CAS.
   const std::uint32_t n = dom_.p().eager_slots;
+  // The claim names this rank, so that the receiver accepts the slot only in a cell from it.
   const std::uint64_t ticket = dom_.pool(dest).ticket.fetch_add(1, std::memory_order_relaxed);
   chunk_state* states = dom_.slot_states(dest);
+  const std::uint32_t mine = eager_claim_word(rank_);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t s = static_cast<std::uint32_t>((ticket + i) % n);
     std::uint32_t expected = 0;
     if (states[s].filled.load(std::memory_order_relaxed) == 0 &&
-        states[s].filled.compare_exchange_strong(expected, 1, std::memory_order_acquire,
+        states[s].filled.compare_exchange_strong(expected, mine, std::memory_order_acquire,
                                                  std::memory_order_relaxed)) {
       return static_cast<int>(s);
     }
@@ -189,6 +194,7 @@ bool engine::emit(int dest, request* r) {
   cell* c = claim_cell(ch, control_reserve_);
   if (c == nullptr) return false;
   bool waits = sync;
+  r->awaits = static_cast<std::uint8_t>(sync ? kind::ack : kind::none);
   if (r->bytes <= (sync ? inline_sync_capacity : inline_capacity)) {
     write_inline(*c, r->context, r->tag, r->buffer, r->bytes, sync ? flag::sync : 0);
     if (sync) {
@@ -211,6 +217,8 @@ bool engine::emit(int dest, request* r) {
     c->size = 0;
     write_body(*c, rts_body{r->bytes, r->id(), reinterpret_cast<std::uint64_t>(r->buffer)});
     waits = true;
+    // The receiver pulls the data and sends FIN, or, without single copy, asks for it with CTS.
+    r->awaits = static_cast<std::uint8_t>(dom_.single_copy() ? kind::fin : kind::cts);
   }
   publish(ch, dest, c);
   if (waits) {
@@ -244,6 +252,18 @@ bool engine::try_send_inline(std::uint32_t context, const void* buf, std::size_t
   write_inline(*c, context, tag, buf, bytes, 0);
   publish(ch, dest, c);
   return true;
+}
+
+void engine::forge_cell_for_test(int dest, const cell& fields) {
+  cell* c = claim_cell(out_[dest], 0);
+  if (c == nullptr) base::fail(errc::internal, "forge_cell_for_test: the ring to {} is full", dest);
+  c->kind = fields.kind;
+  c->flags = fields.flags;
+  c->context = fields.context;
+  c->tag = fields.tag;
+  c->size = fields.size;
+  std::memcpy(c->body, fields.body, sizeof c->body);
+  publish(out_[dest], dest, c);
 }
 
 void engine::write_control(cell* c, kind how, const unsigned char* body) noexcept {
@@ -419,14 +439,18 @@ bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacit
     if (polls >= tune_.fast_polls) return false;
     relax(false);
   }
+  // Each field is read once (the peer could rewrite it between a check and a use); anything odd
+  // is left to the general path, which reports it.
+  const int cell_tag = read_once(c.tag);
+  const std::size_t size = read_once(c.size);
   if (static_cast<kind>(c.kind) != kind::inline_data || c.flags != 0 || c.context != context ||
-      (tag != any_tag && c.tag != tag) || c.tag < 0 || c.size > inline_capacity) {
-    return false;
+      (tag == any_tag ? static_cast<std::uint32_t>(cell_tag) > static_cast<std::uint32_t>(tag_ub)
+                      : cell_tag != tag) ||
+      size > std::min<std::size_t>(capacity, inline_capacity)) {
+    return false;  // a truncation too: the general path reports it
   }
-  const std::size_t size = c.size;
-  if (size > capacity) return false;  // the general path reports the truncation
   if (size) std::memcpy(buf, c.body, size);
-  out = status{source, c.tag, size, errc::success, false};
+  out = status{source, cell_tag, size, errc::success, false};
   ++ch.head;
   consumed(ch, source, 1);
   return true;
@@ -499,7 +523,8 @@ status engine::finish(request* r) {
   }
   status s = r->result;
   if (r->kind == op::send) s = status{};
-  if (r->source_ranks && s.source >= 0) s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
+  if (r->source_ranks && s.source >= 0)
+    s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
   const errc code = r->result.error;
   if (code == errc::success) {
     requests_.release(r);
@@ -635,41 +660,21 @@ void engine::consumed(in_channel& ch, int source, std::size_t taken) noexcept {
 }
 
 bool engine::handle_cell(int source, cell& c) {
-  const auto how = static_cast<kind>(c.kind);
-  if (!is_message(how)) {
-    if (how != kind::consumed) handle_control(source, c);
+  decoded_cell d;
+  if (const fault f = decode_cell(c, limits_, d); f != fault::none) [[unlikely]] {
+    corrupt(source, core::describe(f, d, limits_));
+  }
+  if (!is_message(d.how)) {
+    if (d.how != kind::consumed) handle_control(source, d);
     return true;
   }
-  incoming m{source, c.tag, how, c.flags, c.size, 0, 0, 0, c.body};
-  if (m.tag < 0 || m.tag > tag_ub) corrupt(source, fmt::format("tag {}", m.tag));
-  const bool sync = (m.flags & flag::sync) != 0;
-  switch (how) {
-    case kind::inline_data:
-      if (m.size > (sync ? inline_sync_capacity : inline_capacity)) {
-        corrupt(source, fmt::format("inline size {}", m.size));
-      }
-      if (sync) std::memcpy(&m.cookie, c.body + cookie_offset, sizeof m.cookie);
-      break;
-    case kind::eager: {
-      const auto body = read_body<eager_body>(c);
-      if (body.slot >= dom_.p().eager_slots || m.size > dom_.p().eager_slot_bytes ||
-          dom_.slot_states(rank_)[body.slot].filled.load(std::memory_order_acquire) == 0) {
-        corrupt(source, fmt::format("eager slot {} with {} bytes", body.slot, m.size));
-      }
-      m.slot = body.slot;
-      m.cookie = body.cookie;
-      break;
-    }
-    default: {  // rts
-      const auto body = read_body<rts_body>(c);
-      if (body.address == 0) corrupt(source, "rendezvous without an address");
-      m.size = body.size;
-      m.cookie = body.cookie;
-      m.address = body.address;
-      break;
-    }
+  if (d.how == kind::eager && dom_.slot_states(rank_)[d.slot].filled.load(
+                                  std::memory_order_acquire) != eager_claim_word(source)) {
+    corrupt(source, core::describe(fault::eager_claim, d, limits_));
   }
-  context_queues& q = matcher_.queues(c.context);
+  const auto how = d.how;
+  const incoming m{source, d.tag, how, d.flags, d.size, d.cookie, d.address, d.slot, c.body};
+  context_queues& q = matcher_.queues(d.context);
   if (request* r = q.take_posted(source, m.tag)) {
     deliver(r, m);
     return true;
@@ -698,37 +703,39 @@ void engine::handle_stalled_controls(int source) {
   for (std::uint64_t pos = ch.head + 1; pos < ch.head + dom_.p().ring_cells; ++pos) {
     cell& c = ch.cells[pos & ring_mask_];
     if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pos + 1)) break;
-    const auto how = static_cast<kind>(c.kind);
-    if (how == kind::ack || how == kind::fin || how == kind::cts || how == kind::assist) {
-      handle_control(source, c);
+    decoded_cell d;
+    if (const fault f = decode_cell(c, limits_, d); f != fault::none) {
+      corrupt(source, core::describe(f, d, limits_));
+    }
+    if (d.how == kind::ack || d.how == kind::fin || d.how == kind::cts || d.how == kind::assist) {
+      handle_control(source, d);
       c.kind = static_cast<std::uint8_t>(kind::consumed);
     }
   }
 }
 
-request* engine::control_target(int source, std::uint64_t cookie, const char* what) noexcept {
-  request* r = requests_.lookup(cookie);
-  if (r == nullptr || r->kind != op::send || r->peer != source || r->st != state::in_flight) {
-    corrupt(source, fmt::format("{} for unknown request {:#x}", what, cookie));
+request* engine::control_target(int source, const decoded_cell& d) {
+  request* r = core::control_target(requests_, source, d.how, d.cookie);
+  if (r == nullptr) [[unlikely]] {
+    corrupt(source, core::describe(fault::request, d, limits_));
   }
   return r;
 }
 
-void engine::handle_control(int source, const cell& c) {
-  const auto body = read_body<control_body>(c);
-  switch (static_cast<kind>(c.kind)) {
+void engine::handle_control(int source, const decoded_cell& d) {
+  switch (d.how) {
     case kind::ack:
-      complete_send(control_target(source, body.cookie, "ack"));
-      break;
     case kind::fin:
-      complete_send(control_target(source, body.cookie, "fin"));
+      complete_send(control_target(source, d));
       break;
     case kind::assist:
-      assist_send(source, c);
+      assist_send(source, d);
       break;
     case kind::cts: {
-      request* r = control_target(source, body.cookie, "clear-to-send");
-      if (out_[source].bounce != nullptr) corrupt(source, "a second clear-to-send");
+      request* r = control_target(source, d);
+      if (out_[source].bounce != nullptr)
+        corrupt(source, core::describe(fault::second_cts, d, limits_));
+      r->awaits = static_cast<std::uint8_t>(kind::none);  // it completes when the data is out
       out_[source].bounce = r;
       out_[source].bounce_chunk = 0;
       r->transferred = 0;
@@ -736,8 +743,8 @@ void engine::handle_control(int source, const cell& c) {
       progress_bounce_send(source);
       break;
     }
-    default:
-      corrupt(source, fmt::format("unknown kind {}", static_cast<unsigned>(c.kind)));
+    default:  // decode_cell lets no other kind through
+      corrupt(source, core::describe(fault::kind, d, limits_));
   }
 }
 
@@ -770,13 +777,16 @@ int engine::assisted_read(int source, request* r, const incoming& m, std::size_t
   return err;
 }
 
-void engine::assist_send(int dest, const cell& c) {
-  const auto body = read_body<assist_body>(c);
-  request* r = control_target(dest, body.cookie, "assist");
-  if (body.bytes > r->bytes || body.chunk < 4096 || body.id == 0 || body.address == 0) {
-    corrupt(dest, fmt::format("assist of {} bytes in chunks of {} for a send of {} bytes",
-                              body.bytes, body.chunk, r->bytes));
+void engine::assist_send(int dest, const decoded_cell& d) {
+  request* r = control_target(dest, d);
+  if (check_assist(d, *r) != fault::none) {
+    corrupt(dest, fmt::format("{} for a send of {} bytes",
+                              core::describe(fault::assist, d, limits_), r->bytes));
   }
+  struct {
+    std::uint64_t bytes, address;
+    std::uint32_t id, chunk;
+  } const body{d.size, d.address, d.assist_id, d.assist_chunk};
   fabric::shm::ring_control& pair = *out_[dest].control;
   copy_claimed_chunks(
       pair, body.id, body.bytes, body.chunk, [&](std::uint64_t offset, std::size_t len) {
@@ -852,11 +862,11 @@ bool engine::progress_bounce_recv(int source) {
     const auto k = static_cast<std::uint32_t>(ch.bounce_chunk % p.bounce_chunks);
     const std::uint32_t filled = states[k].filled.load(std::memory_order_acquire);
     if (filled == 0) break;
-    const std::size_t len = filled - 1;
+    std::size_t len = 0;
     const std::size_t left = r->message_bytes - r->transferred;
-    if (len == 0 || len > p.bounce_chunk_bytes || len > left ||
-        (len < p.bounce_chunk_bytes && len != left)) {
-      corrupt(source, fmt::format("bounce chunk of {} bytes with {} left", len, left));
+    if (check_bounce_chunk(filled, p.bounce_chunk_bytes, left, len) != fault::none) {
+      corrupt(source, fmt::format("bounce chunk {} of {} bytes with {} left (chunks of {})", k, len,
+                                  left, p.bounce_chunk_bytes));
     }
     if (r->transferred < r->bytes) {
       std::memcpy(static_cast<std::byte*>(r->buffer) + r->transferred,

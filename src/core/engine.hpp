@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/area_pool.hpp"
+#include "core/cell_check.hpp"
 #include "core/context_pool.hpp"
 #include "core/matching.hpp"
 #include "core/request.hpp"
@@ -94,6 +95,10 @@ class engine {
   void free_request(request* r) noexcept { requests_.release(r); }
   /// "recv on rank 1 from any source (tag 3, 100 bytes)": names a request in error messages.
   std::string describe(const request& r) const;
+
+  /// For tests of the checks only: publishes a cell to `dest` as written (every field but seq),
+  /// as a broken or hostile peer could.
+  void forge_cell_for_test(int dest, const cell& fields);
 
   void attach_buffer(std::size_t bytes) noexcept { bsend_limit_ = bytes; }
   /// Bytes of buffered sends not yet delivered (MPI_Buffer_detach waits for 0).
@@ -225,7 +230,7 @@ class engine {
   bool advance_activities();
   void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
   bool handle_cell(int source, cell& c);
-  void handle_control(int source, const cell& c);
+  void handle_control(int source, const decoded_cell& d);
   void handle_stalled_controls(int source);
   void deliver(request* r, const incoming& m);
   void start_bounce_recv(int source, request* r);
@@ -235,17 +240,20 @@ class engine {
   template <class Copy>
   static int copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t id,
                                  std::uint64_t bytes, std::uint64_t chunk, Copy&& copy);
-  void assist_send(int dest, const cell& c);
+  void assist_send(int dest, const decoded_cell& d);
   bool progress_bounce_send(int dest);
   bool progress_bounce_recv(int source);
-  request* control_target(int source, std::uint64_t cookie, const char* what) noexcept;
-  [[noreturn]] void corrupt(int source, const std::string& what) const noexcept;
+  /// The send control cell `d` from `source` is for (core::control_target), or corrupt().
+  request* control_target(int source, const decoded_cell& d);
+  /// Throws errc::internal: `source` wrote `what` into shared memory.
+  [[noreturn]] void corrupt(int source, const std::string& what) const;
 
   fabric::shm::domain dom_;
   int rank_;
   int size_;
   tuning tune_;
   std::uint64_t ring_mask_;
+  cell_limits limits_;  ///< what a peer's cell is checked against
   // Control cells (ack, fin, cts, assist) complete a peer's request, so this rank must not leave
   // the library while one is queued here for want of room: messages leave the last control_reserve_
   // cells of every ring to them, and every wait also waits until controls_owed_ is zero.
@@ -257,12 +265,12 @@ class engine {
   matcher matcher_;
   std::uint64_t arrivals_ = 0;
   std::uint64_t posts_ = 0;
-  std::size_t backlogged_ = 0;  ///< channels with a non-empty backlog
-  std::size_t bounces_ = 0;     ///< bounce transfers in progress (either side)
+  std::size_t backlogged_ = 0;        ///< channels with a non-empty backlog
+  std::size_t bounces_ = 0;           ///< bounce transfers in progress (either side)
   std::vector<request*> activities_;  ///< collectives in flight
   context_pool contexts_;
   area_pool areas_{dom_};
-  int next_source_ = 0;         ///< where the next progress pass starts draining (round robin)
+  int next_source_ = 0;  ///< where the next progress pass starts draining (round robin)
   std::size_t bsend_limit_ = std::size_t{16} << 20;
   std::size_t bsend_used_ = 0;
 };

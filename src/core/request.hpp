@@ -35,6 +35,9 @@ struct request {
   state st = state::free;
   send_mode mode = send_mode::standard;
   bool detached = false;  ///< buffered send: nobody waits; freed when complete
+  /// send in flight: the control cell (a core::kind: ack, fin or cts) that alone may advance it, so
+  /// a peer's forged or misdirected reply is recognised (core/cell_check.hpp)
+  std::uint8_t awaits = 0;
   std::uint32_t context = 0;
   int peer = 0;  ///< send: destination; recv: the source asked for (may be any_source)
   int tag = 0;

@@ -1,6 +1,6 @@
 // What the kernel writes into a ring cell (fabric::shm::cell): the envelope {context, source (the
 // ring it arrived on), tag, size} and a protocol-specific body. Every field is checked by the
-// receiver before use (see engine::validate), since a cell is memory another process wrote.
+// receiver before use (core/cell_check.hpp), since a cell is memory another process wrote.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 #include "fabric/shm/segment.hpp"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -69,13 +70,28 @@ params params_from_env(int nranks) {
 
 int create_job_segment(int nranks) {
   const layout l(params_from_env(nranks));
-  int fd = static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", 0u));  // inherited by exec
+  // Inherited by exec (no MFD_CLOEXEC); sealable, so that its size can be fixed below.
+  int fd = static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", MFD_ALLOW_SEALING));
   if (fd < 0) base::fail_errno("memfd_create", errno);
+  // The job's user only (memfd starts at 0777). Others cannot reach the descriptor anyway: it has
+  // no name, and /proc/<pid>/fd/ of a rank needs ptrace rights over it; this is the second lock.
+  if (::fchmod(fd, 0600) != 0) {
+    const int err = errno;
+    ::close(fd);
+    base::fail_errno("fchmod of the job segment", err);
+  }
   if (::ftruncate(fd, static_cast<off_t>(l.total_bytes)) != 0) {
     int err = errno;
     ::close(fd);
     base::fail(errc::system, "cannot size the job segment to {} bytes for {} ranks: {}",
                l.total_bytes, nranks, std::strerror(err));
+  }
+  // Sealed at its size: a rank that truncated it (by mistake or not) would kill every other rank
+  // with SIGBUS; the kernel now refuses that (EPERM) and further seals.
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    const int err = errno;
+    ::close(fd);
+    base::fail_errno("sealing the job segment (F_ADD_SEALS)", err);
   }
   void* mem = ::mmap(nullptr, sizeof(header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (mem == MAP_FAILED) {
@@ -140,6 +156,20 @@ mapping::mapping(int fd) {
     ::munmap(mem, bytes_);
     base::fail(errc::invalid_argument, "descriptor {} is not an rmpl job segment of version {}", fd,
                segment_version);
+  }
+  // The parameters shape every index the ranks compute (ring masks, slot and chunk counts): the
+  // ranges params_from_env allows, or this is no segment of ours.
+  const params& p = h.p;
+  if (p.nranks < 1 || p.nranks > 4096 || p.ring_cells < 4 || (p.ring_cells & (p.ring_cells - 1)) ||
+      p.eager_slots < 1 || p.eager_slot_bytes < 64 || p.bounce_chunks < 2 ||
+      p.bounce_chunk_bytes < 4096 || p.coll_slots < 1 || p.coll_area_bytes < 1024) {
+    ::munmap(mem, bytes_);
+    base::fail(
+        errc::internal,
+        "the job segment's parameters are out of range (ranks {}, ring cells {}, eager slots "
+        "{} of {} bytes, bounce chunks {} of {} bytes, collective areas {} of {} bytes)",
+        p.nranks, p.ring_cells, p.eager_slots, p.eager_slot_bytes, p.bounce_chunks,
+        p.bounce_chunk_bytes, p.coll_slots, p.coll_area_bytes);
   }
   const layout l(h.p);  // recomputed, never trusted from the header
   if (l.total_bytes != h.total_bytes || l.total_bytes > bytes_ || l.ring_offset != h.ring_offset ||

@@ -1,0 +1,115 @@
+// A broken or hostile peer's cell must be reported (errc::internal, naming the peer and the field)
+// instead of sizing a copy, indexing the segment or naming a request. Each case forges one cell
+// into this rank's ring from itself (engine::forge_cell_for_test) in a job of one rank, lets
+// progress find it and checks the error; a case whose cell is acted on instead fails.
+//
+//   corrupt_cell <case>    (cases: see the table below; CTest runs each)
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "api/runtime.hpp"
+
+namespace {
+
+using rmpl::core::cell;
+using rmpl::core::kind;
+
+/// Fills the envelope of `c` (which cannot be copied: its seq is atomic).
+void set(cell& c, kind how, int tag = 1, std::uint32_t size = 0) {
+  c.kind = static_cast<std::uint8_t>(how);
+  c.flags = 0;
+  c.context = 0;
+  c.tag = tag;
+  c.size = size;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "";
+  rmpl::session session;
+  rmpl::core::engine& engine = rmpl::api::kernel();
+  const int me = engine.rank();
+  // A rendezvous send to this rank itself, in flight: the target of the forged control cells.
+  std::vector<char> big(1 << 20, 'x');
+  rmpl::core::request* send = nullptr;
+  auto rendezvous = [&] {
+    send = engine.start_send(0, big.data(), big.size(), me, 9, rmpl::send_mode::standard);
+    return send->id();
+  };
+
+  cell forged{};
+  std::string expected;
+  if (which == "inline_size") {
+    set(forged, kind::inline_data, 1, 49);
+    expected = "inline size 49";
+  } else if (which == "tag") {
+    set(forged, kind::inline_data, -5, 4);
+    expected = "tag -5";
+  } else if (which == "kind") {
+    set(forged, static_cast<kind>(42));
+    expected = "kind 42";
+  } else if (which == "context") {
+    set(forged, kind::inline_data, 1, 4);
+    forged.context = 5000;
+    expected = "context 5000";
+  } else if (which == "flags") {
+    set(forged, kind::inline_data, 1, 4);
+    forged.flags = 0x80;
+    expected = "flags 0x80";
+  } else if (which == "eager_slot") {
+    set(forged, kind::eager, 1, 8);
+    rmpl::core::write_body(forged, rmpl::core::eager_body{100000, 0, 0});
+    expected = "eager slot 100000";
+  } else if (which == "eager_claim") {
+    set(forged, kind::eager, 1, 8);
+    rmpl::core::write_body(forged, rmpl::core::eager_body{3, 0, 0});
+    expected = "eager slot 3 that this sender did not claim";
+  } else if (which == "rts_address") {
+    set(forged, kind::rts);
+    rmpl::core::write_body(forged, rmpl::core::rts_body{100, 1, 0});
+    expected = "without an address";
+  } else if (which == "fin_forged") {
+    set(forged, kind::fin);
+    rmpl::core::write_body(forged, rmpl::core::control_body{0x1234567800000001ull, 0});
+    expected = "fin for request 0x1234567800000001";
+  } else if (which == "ack_for_rendezvous") {
+    // A rendezvous waits for FIN (or CTS); an ACK would let its buffer be reused too early.
+    const auto id = rendezvous();
+    set(forged, kind::ack);
+    rmpl::core::write_body(forged, rmpl::core::control_body{id, 0});
+    expected = "ack for request";
+  } else if (which == "assist_bytes") {
+    const auto id = rendezvous();
+    set(forged, kind::assist);
+    rmpl::core::write_body(forged,
+                           rmpl::core::assist_body{id, reinterpret_cast<std::uint64_t>(big.data()),
+                                                   std::uint64_t{2} << 20, 1, 4096});
+    // Without single copy the send waits for CTS, and an assist is refused for that alone.
+    expected = engine.fabric().single_copy() ? "for a send of 1048576 bytes" : "assist for request";
+  } else {
+    std::fprintf(stderr, "corrupt_cell: unknown case '%s'\n", which.c_str());
+    return 2;
+  }
+  // The rendezvous cell comes first in the ring; the forged one after it.
+  engine.forge_cell_for_test(me, forged);
+  try {
+    for (int pass = 0; pass < 100; ++pass) engine.progress();
+  } catch (const rmpl::error& e) {
+    const std::string text = e.what();
+    std::printf("%s\n", text.c_str());
+    const bool ok = e.code() == rmpl::errc::internal &&
+                    text.find("written by rank " + std::to_string(me)) != std::string::npos &&
+                    text.find(expected) != std::string::npos;
+    if (!ok)
+      std::printf("FAILED: expected errc::internal naming rank %d and '%s'\n", me,
+                  expected.c_str());
+    std::fflush(stdout);
+    std::_Exit(ok ? 0 : 1);  // the ring stays poisoned: finalize would report it again
+  }
+  std::printf("FAILED: the forged cell (%s) was accepted\n", which.c_str());
+  std::fflush(stdout);
+  std::_Exit(1);
+}
