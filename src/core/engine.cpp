@@ -499,7 +499,8 @@ status engine::finish(request* r) {
   }
   status s = r->result;
   if (r->kind == op::send) s = status{};
-  if (r->source_ranks && s.source >= 0) s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
+  if (r->source_ranks && s.source >= 0)
+    s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
   const errc code = r->result.error;
   if (code == errc::success) {
     requests_.release(r);
@@ -552,6 +553,10 @@ status engine::probe(std::uint32_t context, int source, int tag) {
 // ---------------------------------------------------------------- progress
 
 bool engine::progress() {
+  if (dom_.failed_rank() >= 0) [[unlikely]] {
+    halted_ = true;
+    return false;
+  }
   bool worked = false;
   for (int i = 0; i < size_; ++i) {
     int source = next_source_ + i;
