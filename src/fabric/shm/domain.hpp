@@ -62,8 +62,7 @@ class domain {
            std::size_t(i) * p_.bounce_chunk_bytes;
   }
 
-  // ---- collective areas: coll_slots per rank, each held by at most one communicator at a time
-  // ----
+  // ---- collective areas: coll_slots per rank, each held by at most one communicator at a time ----
   area_flags& area(int r, int slot) const noexcept {
     return *reinterpret_cast<area_flags*>(colls_ +
                                           (std::size_t(r) * p_.coll_slots + slot) * coll_bytes_);

@@ -22,7 +22,7 @@ struct params {
   std::uint32_t eager_slot_bytes = 16384;  ///< bytes per eager slot: the eager/rendezvous threshold
   std::uint32_t bounce_chunks = 4;  ///< pipelined-copy chunks per directed pair (fallback path)
   std::uint32_t bounce_chunk_bytes = 65536;
-  std::uint32_t coll_slots = 8;              ///< collective areas per rank (one per communicator)
+  std::uint32_t coll_slots = 8;             ///< collective areas per rank (one per communicator)
   std::uint32_t coll_area_bytes = 1u << 20;  ///< data bytes of each collective area
 };
 
@@ -55,9 +55,8 @@ struct alignas(cache_line) header {
   std::uint64_t rank_info_offset;
   std::uint64_t ring_offset, ring_bytes;  // ring(dst, src) = ring_offset + (dst*n + src)*ring_bytes
   std::uint64_t pool_offset, pool_bytes;  // pool(dst) = pool_offset + dst*pool_bytes
-  std::uint64_t bounce_offset, bounce_bytes;  // bounce(dst, src) likewise
-  std::uint64_t coll_offset,
-      coll_bytes;  // area(rank, slot) = coll_offset + (rank*slots+slot)*bytes
+  std::uint64_t bounce_offset, bounce_bytes;                          // bounce(dst, src) likewise
+  std::uint64_t coll_offset, coll_bytes;  // area(rank, slot) = coll_offset + (rank*slots+slot)*bytes
   alignas(cache_line) std::atomic<std::uint32_t> barrier_arrived{0};  // every rank fetch_adds
   std::atomic<std::uint32_t> barrier_generation{0};                   // the last to arrive bumps it
   alignas(cache_line) std::atomic<std::int32_t> failed_rank{-1};      // launcher: first dead rank
