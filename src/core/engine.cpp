@@ -499,8 +499,7 @@ status engine::finish(request* r) {
   }
   status s = r->result;
   if (r->kind == op::send) s = status{};
-  if (r->source_ranks && s.source >= 0)
-    s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
+  if (r->source_ranks && s.source >= 0) s.source = (*r->source_ranks)[static_cast<std::size_t>(s.source)];
   const errc code = r->result.error;
   if (code == errc::success) {
     requests_.release(r);
