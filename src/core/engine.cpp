@@ -537,7 +537,12 @@ bool engine::iprobe(std::uint32_t context, int source, int tag, status* out) {
   }
   progress();
   const unexpected* u = matcher_.queues(context).find_unexpected(source, tag);
-  if (!u) return false;
+  if (!u) {
+    if (halted_) [[unlikely]] {
+      throw_dead_rank();  // an iprobe loop would otherwise poll forever
+    }
+    return false;
+  }
   *out = status{u->source, u->tag, u->size, errc::success, false};
   return true;
 }

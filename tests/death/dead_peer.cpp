@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   if (op == "startup") {
     print_segment_inode(me);
     if (me == victim) {
-      ::usleep(200'000);  // the others are waiting for it at start-up by now
+      ::usleep(100'000);  // the others are waiting for it at start-up by now
       die(death, stamp);
     }
     const auto call = steady::now();
@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
   world.barrier();  // everyone joined: the death happens inside the job
   if (me == victim) {
     if (death == "hang") std::printf("rank %d: victim pid %d\n", me, static_cast<int>(::getpid()));
-    ::usleep(100'000);  // the others are blocked by now
+    ::usleep(50'000);  // the others are blocked by now (or block later: timed from then)
     die(death, stamp);
   }
 

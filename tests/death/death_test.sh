@@ -7,7 +7,7 @@
 # job's memfd is left. Then: SIGINT to rmplrun, its terminal hanging up (SIGHUP), a rank killed
 # from outside, and a segment too large for memory (refused before any rank starts).
 #
-# Usage: death_test.sh path/to/rmplrun path/to/dead_peer
+# Usage: death_test.sh path/to/rmplrun path/to/dead_peer [path/to/dead_peer_mpi]
 #   DEATH_FULL=1   every case at every rank count from 2 to 8 (about 10 minutes), instead of each
 #                  case at one rank count, cycling through 2, 3, 4, 5 and 8 (under a minute)
 #   DEATH_REPORT=file   appends "death op ranks rmplrun-ms worst-peer-ms" per case to file
@@ -17,6 +17,7 @@ set -euo pipefail
 
 RMPLRUN=$(realpath "$1")
 PEER=$(realpath "$2")
+MPI_PEER=${3:+$(realpath "$3")}
 tmp=$(mktemp -d)
 failures=0
 ulimit -c 0  # the victims must not leave core files behind
@@ -161,6 +162,48 @@ for op in broadcast scatter reduce; do
   ms=$(($(now_ms) - t0))
   check_job "the root (rank 0) of $op segfaults, -n 4" 4 segv "$op" 0 "$rc" "$ms" "$m"
 done
+
+# ---- the MPI layer: MPI_ERRORS_RETURN gives MPI_ERR_PROC_FAILED and a message naming the rank ----
+
+if [[ -n $MPI_PEER ]]; then
+  i=0
+  for op in recv sendrecv allreduce iprobe; do
+    for death in exit3 sigkill; do
+      n=${ranks[i % 5]}
+      i=$((i + 1))
+      v=$((n - 1))
+      m=$(marker)
+      rm -f "$tmp/stamp"
+      t0=$(now_ms)
+      rc=0
+      "$RMPLRUN" -n "$n" --timeout 60 "$MPI_PEER" "$death" "$op" "$tmp/stamp" "$m" \
+        >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+      ms=$(($(now_ms) - t0))
+      expect_of "$death"
+      problems=''
+      [[ $rc -eq $status ]] || problems+="rmplrun exited with $rc, not $status"$'\n'
+      grep -qE "^rmplrun: rank $v \(pid [0-9]+\) $cause" "$tmp/err" ||
+        problems+="rmplrun's message does not name rank $v and '$cause'"$'\n'
+      read -r reports named late worst < <(PATTERN="MPI_ERR_PROC_FAILED: .*cannot continue: rank $v $cause" awk '
+        / failed [0-9.]+ ms after the death/ {
+          reports++
+          if ($0 ~ ENVIRON["PATTERN"]) named++
+          t = $5 + 0
+          if (t < 0 || t >= 1000) late++
+          if (t > worst) worst = t
+        }
+        END { print reports + 0, named + 0, late + 0, worst + 0 }' "$tmp/out")
+      [[ $reports -eq $((n - 1)) && $named -eq $((n - 1)) ]] ||
+        problems+="each of $((n - 1)) survivors should report MPI_ERR_PROC_FAILED naming rank $v ($reports reported, $named named it)"$'\n'
+      [[ $late -eq 0 ]] || problems+="$late survivor(s) took 1 s or more to notice"$'\n'
+      left=$(leftovers "$m" "")
+      [[ -z $left ]] || problems+="left behind: $left"$'\n'
+      report_line "mpi-$death $op $n $ms $worst"
+      verdict "MPI layer: $death while the others are in $op, -n $n" "$problems" \
+        "rmplrun $rc in $ms ms, $((n - 1)) survivors got MPI_ERR_PROC_FAILED within $worst ms"
+    done
+  done
+fi
 
 # ---- a rank killed from outside (kill -9), the job started in the background ----
 
