@@ -22,6 +22,7 @@
 // It exits 0 when the error was errc::dead_rank, 1 for any other error, 4 when OP never failed
 // within 10 s.
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,9 +70,11 @@ std::optional<double> death_time(const char* stamp) {
     out << static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec << "\n";
   }
   if (death == "segv") {
+    // A page that may not be written, rather than a null pointer: UBSan would report a null store
+    // and exit before the fault.
     ::signal(SIGSEGV, SIG_DFL);
-    volatile int* volatile nowhere = nullptr;
-    *nowhere = 1;
+    void* page = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *static_cast<volatile int*>(page) = 1;
   } else if (death == "abort") {
     std::abort();
   } else if (death == "exit0") {

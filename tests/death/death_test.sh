@@ -79,8 +79,8 @@ verdict() {
   else
     echo "not ok - $1"
     sed 's/^/#   /' <<<"$2"
-    sed 's/^/#   stdout: /' <"$tmp/out" | head -40
-    sed 's/^/#   stderr: /' <"$tmp/err" | head -40
+    sed 's/^/#   stdout: /' <"$tmp/out" | head -40 || true
+    sed 's/^/#   stderr: /' <"$tmp/err" | head -40 || true
     failures=$((failures + 1))
   fi
 }
