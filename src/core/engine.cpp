@@ -562,7 +562,12 @@ bool engine::iprobe(std::uint32_t context, int source, int tag, status* out) {
   }
   progress();
   const unexpected* u = matcher_.queues(context).find_unexpected(source, tag);
-  if (!u) return false;
+  if (!u) {
+    if (halted_) [[unlikely]] {
+      throw_dead_rank();  // an iprobe loop would otherwise poll forever
+    }
+    return false;
+  }
   *out = status{u->source, u->tag, u->size, errc::success, false};
   return true;
 }
@@ -577,6 +582,10 @@ status engine::probe(std::uint32_t context, int source, int tag) {
 // ---------------------------------------------------------------- progress
 
 bool engine::progress() {
+  if (dom_.failed_rank() >= 0) [[unlikely]] {
+    halted_ = true;
+    return false;
+  }
   bool worked = false;
   for (int i = 0; i < size_; ++i) {
     int source = next_source_ + i;

@@ -84,9 +84,13 @@ class engine {
   void wait(request* r) {
     wait_until([r] { return r->done(); });
   }
-  /// One progress pass, then whether `r` has completed.
+  /// One progress pass, then whether `r` has completed. Throws errc::dead_rank if it has not and a
+  /// rank of the job has died (a test loop would otherwise poll forever).
   bool test(request* r) {
     if (!r->done()) progress();
+    if (halted_ && !r->done()) [[unlikely]] {
+      throw_dead_rank();
+    }
     return r->done();
   }
   /// Takes a completed request's status and frees it; throws rmpl::error if the operation failed.
@@ -105,8 +109,10 @@ class engine {
   std::size_t buffered_bytes() const noexcept { return bsend_used_; }
 
   /// One pass over every incoming ring, outgoing backlog and bounce transfer; true if anything
-  /// moved.
+  /// moved. Once a rank of the job has died it does nothing any more (see halted_).
   bool progress();
+  /// A rank of the job has died and this rank has noticed: nothing progresses any more.
+  bool halted() const noexcept { return halted_; }
 
   /// The one waiting mechanism: progress until done() holds, spinning briefly, then sleeping on
   /// this rank's doorbell. done() is asked after each progress pass until it returns true, never
@@ -125,6 +131,9 @@ class engine {
     for (;;) {
       const bool worked = progress();
       if (finished()) return;
+      if (halted_) [[unlikely]] {
+        throw_dead_rank();
+      }
       if (worked) {
         idle = 0;
         continue;
@@ -199,6 +208,11 @@ class engine {
 #endif
   }
   [[noreturn]] void throw_dead_rank() const;
+  // Set by progress() once the segment says a rank died. From then on nothing moves: every wait
+  // that is not already satisfied throws errc::dead_rank, and requests still pending (a collective
+  // whose coroutine would write into the caller's buffers, a receive) are never touched again, so
+  // they can be dropped while the error unwinds the caller's stack.
+  bool halted_ = false;
 
   void check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                   send_mode mode) const;

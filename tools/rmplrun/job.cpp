@@ -17,8 +17,10 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <system_error>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "affinity.hpp"
@@ -32,6 +34,11 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 constexpr auto grace = std::chrono::seconds(1);  // between the polite signal and SIGKILL
+// After a rank fails, how long the others that are inside rmpl have to notice (an error naming the
+// failed rank, within their next wake-up) and end on their own, reporting it, before the job is
+// ended for them. Ranks that are not inside rmpl (never joined, or finalized) cannot notice and
+// are not waited for.
+constexpr auto survivors_grace = std::chrono::seconds(2);
 // How long output is still relayed after the last rank has been reaped and the group swept: only a
 // process that left the job's group (setsid) can hold a pipe open that long.
 constexpr auto drain_time = std::chrono::seconds(1);
@@ -77,6 +84,19 @@ class job {
   [[noreturn]] void exec_rank(int rank, tagged_output::rank_pipes pipes);
   void read_signals();
   void reap();
+  struct failure {
+    std::string message;  // names the rank and how it ended
+    int status;           // rmplrun's exit status
+  };
+  /// Whether `rank`'s end (reaped with `wait_status`) fails the job, and why; marks it dead in the
+  /// segment if so, so that peers waiting for it report an error.
+  std::optional<failure> failure_of(int rank, pid_t pid, int wait_status);
+  /// Ends the job with `status`, after survivors_grace if some rank is inside rmpl.
+  void fail(int status);
+  /// Some rank joined the job (alive or finalized).
+  bool anyone_joined() const noexcept;
+  /// Some rank still running is inside rmpl (joined, not finalized): it can notice a death.
+  bool anyone_inside() const noexcept;
   void on_signal(int sig);
   void begin_end(int sig, int status);
   void signal_all(int sig);
@@ -87,6 +107,7 @@ class job {
   const int segment_fd_;
   const int signal_fd_;
   const inherited& inherited_;
+  rmpl::fabric::shm::job_view view_;  // the ranks' states in the segment
   const pid_t parent_ = ::getpid();
   std::vector<char*> argv_;
   std::vector<int> cpus_;  // cpus_[rank], or empty: no binding
@@ -104,8 +125,13 @@ class job {
   int alive_ = 0;  // ranks not yet reaped
 
   std::optional<clock::time_point> deadline_;  // --timeout
-  bool ending_ = false;                        // the ranks have been told to stop
-  bool killed_ = false;                        // ... and sent SIGKILL
+  // The first rank that exited 0 before joining the job: a failure once any rank has joined (it
+  // waits for that rank at start-up), nothing if none ever does (a program that does not use rmpl).
+  std::optional<std::pair<int, pid_t>> unjoined_;
+  bool failed_ = false;  // a rank failed: reported, marked dead, the others given survivors_grace
+  clock::time_point survivors_until_{};
+  bool ending_ = false;  // the ranks have been told to stop
+  bool killed_ = false;  // ... and sent SIGKILL
   clock::time_point kill_at_{};
   bool swept_ = false;  // every rank reaped and the group killed: only output may remain
   clock::time_point drain_until_{};
@@ -118,7 +144,8 @@ job::job(const options& opt, const std::string& program, int segment_fd, int sig
       program_(program),
       segment_fd_(segment_fd),
       signal_fd_(signal_fd),
-      inherited_(inh) {
+      inherited_(inh),
+      view_(segment_fd, opt.nranks) {
   for (const std::string& arg : opt_.command) argv_.push_back(const_cast<char*>(arg.c_str()));
   argv_.push_back(nullptr);
   if (opt_.bind) {
@@ -176,10 +203,11 @@ int job::run() {
       output_->close_all();
       break;
     }
-    if (!ending_ && !swept_ && deadline_ && now >= *deadline_) {
+    if (!ending_ && !failed_ && !swept_ && deadline_ && now >= *deadline_) {
       say("timeout after {} s; ending the job", opt_.timeout_text);
       begin_end(SIGTERM, exit_timeout);
     }
+    if (failed_ && !ending_ && !swept_ && now >= survivors_until_) begin_end(SIGTERM, status_);
     if (ending_ && !killed_ && now >= kill_at_) {
       signal_all(SIGKILL);
       killed_ = true;
@@ -187,7 +215,8 @@ int job::run() {
 
     std::optional<clock::time_point> wake;
     auto wake_by = [&](clock::time_point t) { wake = wake ? std::min(*wake, t) : t; };
-    if (!ending_ && !swept_ && deadline_) wake_by(*deadline_);
+    if (!ending_ && !failed_ && !swept_ && deadline_) wake_by(*deadline_);
+    if (failed_ && !ending_ && !swept_) wake_by(survivors_until_);
     if (ending_ && !killed_) wake_by(kill_at_);
     if (swept_) wake_by(drain_until_);
     int timeout_ms = -1;
@@ -295,7 +324,6 @@ void job::read_signals() {
 }
 
 void job::reap() {
-  std::optional<int> failure;  // the exit status of the first rank found failed
   int wait_status = 0;
   pid_t pid;
   while ((pid = ::waitpid(-1, &wait_status, WNOHANG)) > 0) {
@@ -309,15 +337,74 @@ void job::reap() {
     ranks_by_pid_.erase(it);
     pids_[static_cast<std::size_t>(rank)] = 0;
     --alive_;
-    // Once the job is ending, deaths are the ones rmplrun caused, not failures to report.
-    if (!failed(wait_status) || ending_) continue;
-    // Marked dead first, so that peers blocked on this rank report an error instead of hanging
-    // until they are killed.
-    rmpl::fabric::shm::mark_rank_dead(segment_fd_, rank, wait_status);
-    say("{}", describe(rank, pid, wait_status));
-    if (!failure) failure = exit_status_of(wait_status);
+    // Once the job is ending, deaths are the ones rmplrun caused, and once a rank has failed, the
+    // others' are its consequences (they report it themselves): neither is a failure to report.
+    if (ending_ || failed_) continue;
+    if (auto f = failure_of(rank, pid, wait_status)) {
+      say("{}", f->message);
+      fail(f->status);
+    }
   }
-  if (failure) begin_end(SIGTERM, *failure);
+}
+
+std::optional<job::failure> job::failure_of(int rank, pid_t pid, int wait_status) {
+  using rmpl::fabric::shm::rank_state;
+  const rank_state state = view_.state(rank);
+  if (state == rank_state::absent && !failed(wait_status) && !unjoined_) {
+    // Marked dead whatever happens next: a rank that joins later then fails at start-up, naming
+    // this one, rather than waiting for it forever.
+    view_.mark_dead(rank, wait_status);
+    unjoined_ = {rank, pid};
+  }
+  if (unjoined_ && (state != rank_state::absent || anyone_joined())) {
+    // The cause, even when this rank failed too: it was waiting for the one that never came.
+    if (failed(wait_status)) view_.mark_dead(rank, wait_status);
+    return failure{fmt::format("{} before every rank joined the job",
+                               describe(unjoined_->first, unjoined_->second, 0)),
+                   1};
+  }
+  if (failed(wait_status)) {
+    // Marked dead before anything else, so that peers blocked on this rank report an error
+    // instead of hanging until they are killed; not once it has finalized: nobody waits for it
+    // then, and the others may still be finishing their own finalize.
+    if (state != rank_state::finalized) view_.mark_dead(rank, wait_status);
+    return failure{describe(rank, pid, wait_status), exit_status_of(wait_status)};
+  }
+  if (state == rank_state::alive) {  // exit(0) inside rmpl: its peers would wait for it forever
+    view_.mark_dead(rank, wait_status);
+    return failure{fmt::format("{} without finalizing rmpl", describe(rank, pid, wait_status)), 1};
+  }
+  return std::nullopt;
+}
+
+void job::fail(int status) {
+  failed_ = true;
+  status_ = status;
+  if (anyone_inside()) {
+    survivors_until_ = clock::now() + survivors_grace;
+  } else {
+    begin_end(SIGTERM, status);
+  }
+}
+
+bool job::anyone_joined() const noexcept {
+  for (int r = 0; r < opt_.nranks; ++r) {
+    if (view_.state(r) != rmpl::fabric::shm::rank_state::absent &&
+        view_.state(r) != rmpl::fabric::shm::rank_state::dead) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool job::anyone_inside() const noexcept {
+  for (int r = 0; r < opt_.nranks; ++r) {
+    if (pids_[static_cast<std::size_t>(r)] != 0 &&
+        view_.state(r) == rmpl::fabric::shm::rank_state::alive) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void job::on_signal(int sig) {
@@ -325,8 +412,10 @@ void job::on_signal(int sig) {
     drain_until_ = clock::now();
   } else if (!ending_) {
     say("got signal {} ({}); ending the job", sig, ::strsignal(sig));
-    begin_end(sig, 128 + sig);  // forwarded as is: the ranks may treat SIGINT and SIGTERM apart
-  } else if (!killed_) {        // asked again while ending: no more grace
+    // Forwarded as is: the ranks may treat SIGINT and SIGTERM apart. A rank's failure, if one came
+    // first, stays the job's status.
+    begin_end(sig, failed_ ? status_ : 128 + sig);
+  } else if (!killed_) {  // asked again while ending: no more grace
     signal_all(SIGKILL);
     killed_ = true;
   }

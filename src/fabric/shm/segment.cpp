@@ -13,6 +13,7 @@
 
 #include "base/config.hpp"
 #include "base/error.hpp"
+#include "fabric/shm/memory.hpp"
 
 namespace rmpl::fabric::shm {
 namespace {
@@ -68,8 +69,34 @@ params params_from_env(int nranks) {
   return p;
 }
 
+namespace {
+
+/// Refuses a segment larger than the memory its pages could come from, naming each area's share so
+/// that the message says which setting to lower. Checked before the memfd is sized, so before any
+/// rank starts: past this point a page that cannot be had is an OOM kill, not an error.
+void check_room(const layout& l) {
+  const auto room = available_memory();
+  if (!room || l.total_bytes <= room->bytes) return;
+  const std::uint64_t n = l.p.nranks;
+  base::fail(
+      errc::exhausted,
+      "the job segment for {} ranks needs {} ({} bytes) but only {} ({} bytes) is free ({}): "
+      "rings {} (RMPL_RING_CELLS={}), eager pools {} (RMPL_EAGER_SLOTS={} x "
+      "RMPL_EAGER_MAX={}), bounce buffers {} (RMPL_BOUNCE_CHUNKS={} x RMPL_BOUNCE_CHUNK={}), "
+      "collective areas {} (RMPL_COLL_SLOTS={} x RMPL_COLL_AREA={}); lower these or the "
+      "rank count",
+      n, human_bytes(l.total_bytes), l.total_bytes, human_bytes(room->bytes), room->bytes,
+      room->source, human_bytes(n * n * l.ring_bytes), l.p.ring_cells,
+      human_bytes(n * l.pool_bytes), l.p.eager_slots, l.p.eager_slot_bytes,
+      human_bytes(n * n * l.bounce_bytes), l.p.bounce_chunks, l.p.bounce_chunk_bytes,
+      human_bytes(n * l.p.coll_slots * l.coll_bytes), l.p.coll_slots, l.p.coll_area_bytes);
+}
+
+}  // namespace
+
 int create_job_segment(int nranks) {
   const layout l(params_from_env(nranks));
+  check_room(l);
   // Inherited by exec (no MFD_CLOEXEC); sealable, so that its size can be fixed below.
   int fd = static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", MFD_ALLOW_SEALING));
   if (fd < 0) base::fail_errno("memfd_create", errno);
@@ -117,27 +144,36 @@ int create_job_segment(int nranks) {
   return fd;
 }
 
-void mark_rank_dead(int fd, int rank, int wait_status) noexcept {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < sizeof(header)) return;
-  void* mem = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ | PROT_WRITE,
-                     MAP_SHARED, fd, 0);
-  if (mem == MAP_FAILED) return;
-  auto* h = static_cast<header*>(mem);
-  const layout l(h->p);
-  if (h->magic == segment_magic && rank >= 0 && static_cast<std::uint32_t>(rank) < h->p.nranks &&
-      l.total_bytes <= static_cast<std::uint64_t>(st.st_size)) {
-    auto* infos = reinterpret_cast<rank_info*>(static_cast<std::byte*>(mem) + l.rank_info_offset);
-    infos[rank].exit_status.store(wait_status, std::memory_order_relaxed);
-    infos[rank].state.store(rank_state::dead, std::memory_order_release);
-    std::int32_t none = -1;
-    h->failed_rank.compare_exchange_strong(none, rank, std::memory_order_acq_rel);
-    for (std::uint32_t r = 0; r < h->p.nranks; ++r) {
-      infos[r].bell.ring.fetch_add(1, std::memory_order_release);
-      ::syscall(SYS_futex, &infos[r].bell.ring, FUTEX_WAKE, 1, nullptr, nullptr, 0);
-    }
+job_view::job_view(int fd, int nranks) : nranks_(nranks) {
+  const std::uint64_t infos_at = round_up(sizeof(header), page);
+  bytes_ = static_cast<std::size_t>(infos_at + std::uint64_t(nranks) * sizeof(rank_info));
+  base_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base_ == MAP_FAILED) {
+    base_ = nullptr;
+    base::fail_errno("mmap of the job segment's rank states", errno);
   }
-  ::munmap(mem, static_cast<std::size_t>(st.st_size));
+  head_ = static_cast<header*>(base_);
+  infos_ = reinterpret_cast<rank_info*>(static_cast<std::byte*>(base_) + infos_at);
+}
+
+job_view::~job_view() {
+  if (base_) ::munmap(base_, bytes_);
+}
+
+rank_state job_view::state(int rank) const noexcept {
+  return infos_[rank].state.load(std::memory_order_acquire);
+}
+
+void job_view::mark_dead(int rank, int wait_status) noexcept {
+  if (rank < 0 || rank >= nranks_) return;
+  infos_[rank].exit_status.store(wait_status, std::memory_order_relaxed);
+  infos_[rank].state.store(rank_state::dead, std::memory_order_release);
+  std::int32_t none = -1;
+  head_->failed_rank.compare_exchange_strong(none, rank, std::memory_order_acq_rel);
+  for (int r = 0; r < nranks_; ++r) {
+    infos_[r].bell.ring.fetch_add(1, std::memory_order_release);
+    ::syscall(SYS_futex, &infos_[r].bell.ring, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  }
 }
 
 mapping::mapping(int fd) {

@@ -13,17 +13,40 @@
 namespace rmpl::fabric::shm {
 
 /// The segment parameters for a job of `nranks`, from RMPL_RING_CELLS, RMPL_EAGER_SLOTS,
-/// RMPL_EAGER_MAX, RMPL_BOUNCE_CHUNKS, RMPL_BOUNCE_CHUNK, RMPL_COLL_SLOTS and RMPL_COLL_AREA (invalid values throw, naming the
-/// variable).
+/// RMPL_EAGER_MAX, RMPL_BOUNCE_CHUNKS, RMPL_BOUNCE_CHUNK, RMPL_COLL_SLOTS and RMPL_COLL_AREA
+/// (invalid values throw, naming the variable).
 params params_from_env(int nranks);
 
 /// Creates and initialises the segment of a job of `nranks` ranks; returns its descriptor, which is
-/// NOT close-on-exec so that the ranks inherit it. Throws rmpl::error on failure.
+/// NOT close-on-exec so that the ranks inherit it. Throws rmpl::error on failure; errc::exhausted,
+/// naming the bytes needed (by area) and the bytes free, when the segment would not fit in memory.
 int create_job_segment(int nranks);
 
-/// Marks `rank` dead in the segment (its wait status is `wait_status`) and wakes every rank, so
-/// that peers blocked on it report an error instead of waiting. For the launcher.
-void mark_rank_dead(int fd, int rank, int wait_status) noexcept;
+/// The launcher's view of a job segment: the rank states, and marking a rank dead. It maps only the
+/// header and the rank_info words, at offsets computed from the rank count alone (never from the
+/// header, which every rank can write).
+class job_view {
+ public:
+  /// Maps segment `fd` of a job of `nranks`. Throws rmpl::error.
+  job_view(int fd, int nranks);
+  ~job_view();
+  job_view(const job_view&) = delete;
+  job_view& operator=(const job_view&) = delete;
+
+  /// What `rank` last said of itself: absent (never joined), alive, finalized, or dead.
+  rank_state state(int rank) const noexcept;
+  /// Marks `rank` dead (its wait status is `wait_status`) and wakes every rank, so that peers
+  /// blocked on it report an error naming it instead of waiting. The first rank marked is the one
+  /// the others report.
+  void mark_dead(int rank, int wait_status) noexcept;
+
+ private:
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0;
+  int nranks_ = 0;
+  header* head_ = nullptr;
+  rank_info* infos_ = nullptr;
+};
 
 /// A mapped segment.
 class mapping {
