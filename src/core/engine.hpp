@@ -93,6 +93,13 @@ class engine {
     }
     return r->done();
   }
+  /// For a test that found its requests incomplete after a progress pass: throws errc::dead_rank
+  /// once a rank of the job has died (nothing will move any more; a test loop would poll forever).
+  void throw_if_halted() const {
+    if (halted_) [[unlikely]] {
+      throw_dead_rank();
+    }
+  }
   /// Takes a completed request's status and frees it; throws rmpl::error if the operation failed.
   status finish(request* r);
   void cancel(request* r);

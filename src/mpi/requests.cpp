@@ -285,7 +285,10 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     }
     if (!complete(*r)) api::kernel().progress();
     *flag = complete(*r);
-    if (!*flag) return MPI_SUCCESS;
+    if (!*flag) {
+      api::kernel().throw_if_halted();
+      return MPI_SUCCESS;
+    }
     return take(request, status);
   });
 }
@@ -300,6 +303,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     }
     if (!complete(*r)) api::kernel().progress();
     *flag = complete(*r);
+    if (!*flag) api::kernel().throw_if_halted();
     // The status without consuming the request: only what a completed kernel request shows.
     if (*flag && status != MPI_STATUS_IGNORE) {
       *status = r->immediate;
@@ -354,7 +358,10 @@ int PMPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status statuses[]) {
       api::kernel().progress();
     }
     *flag = all;
-    if (!all) return MPI_SUCCESS;
+    if (!all) {
+      api::kernel().throw_if_halted();
+      return MPI_SUCCESS;
+    }
     if (statuses != MPI_STATUSES_IGNORE) {
       for (int i = 0; i < n; ++i) {
         if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
@@ -412,6 +419,7 @@ int PMPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* sta
       }
       if (pass == 0) api::kernel().progress();
     }
+    api::kernel().throw_if_halted();
     *flag = 0;
     *index = MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -447,6 +455,7 @@ int PMPI_Testsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Sta
     }
     api::kernel().progress();
     take_completed(n, rs, statuses, true, outcount, indices);
+    if (*outcount == 0) api::kernel().throw_if_halted();
     return MPI_SUCCESS;
   });
 }

@@ -4,7 +4,8 @@
  *   dead_peer_mpi DEATH OP STAMP MARKER
  *
  *   DEATH  exit3 or sigkill (the last rank, after MPI_Init and a barrier)
- *   OP     recv (MPI_Recv from it), allreduce, iprobe (an MPI_Iprobe loop), sendrecv
+ *   OP     recv (MPI_Recv from it), allreduce, iprobe (an MPI_Iprobe loop), sendrecv,
+ *          test (an MPI_Irecv from it and an MPI_Test loop), testall (MPI_Iallreduce, MPI_Testall)
  *   STAMP  a file the victim writes its time of death into (CLOCK_REALTIME ns) just before dying
  *
  * Each survivor prints MPI_Error_string of the code it got:
@@ -67,6 +68,20 @@ int main(int argc, char** argv) {
     function = "MPI_Iprobe";
     while (err == MPI_SUCCESS && !flag && realtime_ms() - start < 10000) {
       err = MPI_Iprobe(victim, 7, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+  } else if (strcmp(op, "test") == 0) {
+    function = "MPI_Test";
+    MPI_Request r;
+    err = MPI_Irecv(&out, 1, MPI_INT, victim, 7, MPI_COMM_WORLD, &r);
+    while (err == MPI_SUCCESS && !flag && realtime_ms() - start < 10000) {
+      err = MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    }
+  } else if (strcmp(op, "testall") == 0) {
+    function = "MPI_Testall";
+    MPI_Request r;
+    err = MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    while (err == MPI_SUCCESS && !flag && realtime_ms() - start < 10000) {
+      err = MPI_Testall(1, &r, &flag, MPI_STATUSES_IGNORE);
     }
   } else {
     fprintf(stderr, "dead_peer_mpi: unknown operation '%s'\n", op);

@@ -53,7 +53,10 @@ echo "ok - the installed mpicc points at the installed mpi.h and libmpi.so"
 "$prefix/bin/mpicc" "$mpi_programs/hello.c" -o "$work/hello_c"
 "$prefix/bin/mpicxx" "$mpi_programs/hello.cpp" -o "$work/hello_cxx"
 # The programs use the installed libmpi.so, found through the rpath, nothing of the build tree.
-ldd "$work/hello_c" | grep -q "libmpi.so.[0-9]* => $libdir/libmpi.so" ||
+# ldd's output is taken whole first: under pipefail, `ldd | grep -q` fails whenever grep's early
+# exit makes ldd die of SIGPIPE before it has written everything.
+libs=$(ldd "$work/hello_c")
+grep -q "libmpi.so.[0-9]* => $libdir/libmpi.so" <<<"$libs" ||
   fail "ldd does not show the installed libmpi.so: $(ldd "$work/hello_c")"
 if readelf -d "$work/hello_c" "$work/hello_cxx" | grep -F "$(realpath "$build")"; then
   fail "a program built by the installed wrappers refers to the build tree"
@@ -86,6 +89,7 @@ ln -s "$work/moved/bin/mpicc" "$work/links/mpicc"
 [[ $("$work/links/mpicc" -showme:incdirs) == "$work/moved/include" ]] ||
   fail "the moved mpicc's include dir: $("$work/links/mpicc" -showme:incdirs)"
 "$work/links/mpicc" "$mpi_programs/hello.c" -o "$work/hello_moved"
-ldd "$work/hello_moved" | grep -q "=> $work/moved/" || fail "the moved libmpi.so is not used"
+libs=$(ldd "$work/hello_moved")
+grep -q "=> $work/moved/" <<<"$libs" || fail "the moved libmpi.so is not used"
 expect_hello 2 "$("$work/moved/bin/mpirun" -n 2 --timeout 60 "$work/hello_moved")"
 echo "ok - a moved installation's mpicc (through a link) and mpirun still work"
