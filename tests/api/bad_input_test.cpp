@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "mp_test.hpp"
 
 namespace {
@@ -21,32 +22,7 @@ using rmpl_test::world;
 
 class BadInput : public rmpl_test::collective {};
 
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-/// `operation` must throw rmpl::error with `code` and a message holding each of `words` (without
-/// case).
-void expect_error(const std::function<void()>& operation, rmpl::errc code,
-                  const std::vector<std::string>& words, const std::string& what_was_done) {
-  try {
-    operation();
-    ADD_FAILURE() << what_was_done << ": no error (expected " << rmpl::to_string(code) << ")";
-  } catch (const rmpl::error& e) {
-    EXPECT_EQ(e.code(), code) << what_was_done << ": " << e.what();
-    const std::string message = lowercase(e.what());
-    for (const std::string& word : words) {
-      EXPECT_NE(message.find(lowercase(word)), std::string::npos)
-          << what_was_done << ": the message does not mention \"" << word << "\": " << e.what();
-    }
-    // RMPL_TEST_SHOW_ERRORS=1 lists every input with its text (for docs/reliability.md).
-    if (rank() == 0 && rmpl_test::env_long("RMPL_TEST_SHOW_ERRORS", 0) != 0) {
-      std::printf("%s -> %s: %s\n", what_was_done.c_str(), rmpl::to_string(e.code()), e.what());
-    }
-  }
-}
+using rmpl_test::expect_error;
 
 /// A communicator of the even ranks (the odd ones get the odd ranks): smaller than the world from
 /// 2 ranks on, so "size" in a message is the communicator's, not the job's.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "mp_test.hpp"
 
 namespace {
@@ -22,28 +23,7 @@ int prev_rank() {
   return (rank() + size() - 1) % size();
 }
 
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-/// Runs `operation`, which must throw rmpl::error with `code` and a message containing every one of
-/// `words` (compared without case).
-void expect_error(const std::function<void()>& operation, rmpl::errc code,
-                  const std::vector<std::string>& words, const std::string& what_was_done) {
-  try {
-    operation();
-    ADD_FAILURE() << what_was_done << ": no error (expected " << rmpl::to_string(code) << ")";
-  } catch (const rmpl::error& e) {
-    EXPECT_EQ(e.code(), code) << what_was_done << ": " << e.what();
-    std::string message = lowercase(e.what());
-    for (const std::string& word : words) {
-      EXPECT_NE(message.find(lowercase(word)), std::string::npos)
-          << what_was_done << ": the message does not mention \"" << word << "\": " << e.what();
-    }
-  }
-}
+using rmpl_test::expect_error;
 
 // ---- truncation ----
 
