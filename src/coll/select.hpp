@@ -44,4 +44,12 @@ void force_algorithm(std::string_view collective_name, std::string_view algorith
 /// The algorithm forced for `c` by RMPL_COLL_<NAME> or force_algorithm(), or "auto".
 std::string_view forced(collective c);
 
+/// Whether the algorithm `name` is `literal`. Always inlined, so that the compare is a load or two
+/// of a known length: string_view's operator== was called out of line in every collective's start
+/// (about 90 instructions a call for the few names each start tries).
+[[gnu::always_inline]] inline bool is(std::string_view name, std::string_view literal) noexcept {
+  return name.size() == literal.size() &&
+         __builtin_memcmp(name.data(), literal.data(), literal.size()) == 0;
+}
+
 }  // namespace rmpl::coll

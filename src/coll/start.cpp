@@ -327,7 +327,7 @@ bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max) 
 /// The algorithm forced for `c`, with "shared" read as "auto" on a communicator without an area.
 std::string_view chosen(const target& t, collective c) {
   const std::string_view name = forced(c);
-  return name == "shared" && !area_usable(t) ? "auto" : name;
+  return is(name, "shared") && !area_usable(t) ? "auto" : name;
 }
 
 }  // namespace
@@ -337,8 +337,8 @@ core::request* start_barrier(const target& t) {
     constexpr auto c = collective::barrier;
     const agreement a = agree_on(c);
     std::string_view name = chosen(t, c);
-    if (name == "auto") name = area_usable(t) ? "shared" : "dissemination";
-    if (name == "shared")
+    if (is(name, "auto")) name = area_usable(t) ? "shared" : "dissemination";
+    if (is(name, "shared"))
       return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
     return launch(t, c, a, "dissemination", 0,
                   [&](exchange x) { return barrier_dissemination(x); });
@@ -352,16 +352,16 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     const agreement a = agree_on(c, root, data.size());
     check_buffer(t, c, data, "buffer");
     std::string_view name = chosen(t, c);
-    if (name == "auto") {
+    if (is(name, "auto")) {
       name = shared_suits(t, data.size(), 4u << 20)           ? "shared"
              : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
                                                               : "scatter_allgather";
     }
-    if (name == "shared") {
+    if (is(name, "shared")) {
       return launch(t, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_shared(x, data, root); });
     }
-    if (name == "scatter_allgather") {
+    if (is(name, "scatter_allgather")) {
       return launch(t, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_scatter_allgather(x, data, root); });
     }
@@ -383,16 +383,16 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
     std::string_view name = chosen(t, c);
-    if (name == "auto") {
+    if (is(name, "auto")) {
       name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
              : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
                                                          : "binomial";
     }
-    if (name == "shared") {
+    if (is(name, "shared")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return reduce_shared(x, in, out, op, root); });
     }
-    if (name == "rabenseifner" && halving_fits) {
+    if (is(name, "rabenseifner") && halving_fits) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
     }
@@ -409,27 +409,27 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     check_buffers(t, c, in, out);
     check_room(t, c, out.size(), in.size(), "receive buffer");
     std::string_view name = chosen(t, c);
-    if (name == "auto") {
+    if (is(name, "auto")) {
       name = area_usable(t)             ? "shared"
              : in.size() >= (16u << 10) ? "rabenseifner"
                                         : "recursive_doubling";
     }
-    if (name == "shared") {
+    if (is(name, "shared")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_shared(x, in, out, op); });
     }
     // The ring reorders operands: non-commutative operators take the halving (binary swap), which
     // keeps rank order.
-    if (name == "ring" && !op.commutative) name = "rabenseifner";
-    if (name == "rabenseifner") {
+    if (is(name, "ring") && !op.commutative) name = "rabenseifner";
+    if (is(name, "rabenseifner")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_rabenseifner(x, in, out, op); });
     }
-    if (name == "ring") {
+    if (is(name, "ring")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_ring(x, in, out, op); });
     }
-    if (name == "reduce_broadcast") {
+    if (is(name, "reduce_broadcast")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_reduce_broadcast(x, in, out, op); });
     }
@@ -474,19 +474,19 @@ core::request* start_reduce_scatter_layout(const target& t, collective c, const 
     }
   }
   std::string_view name = forced(c);
-  if (name == "auto") {
+  if (is(name, "auto")) {
     name = !op.commutative            ? "reduce_scatterv"
            : in.size() < (512u << 10) ? "recursive_halving"
                                       : "pairwise";
   }
   if (!op.commutative) name = "reduce_scatterv";
   const std::size_t total = in.size();
-  if (name == "recursive_halving") {
+  if (is(name, "recursive_halving")) {
     return launch(t, c, a, name, total, [&](exchange x) {
       return reduce_scatter_recursive_halving(x, in, out, std::move(recv), op);
     });
   }
-  if (name == "pairwise") {
+  if (is(name, "pairwise")) {
     return launch(t, c, a, name, total, [&](exchange x) {
       return reduce_scatter_pairwise(x, in, out, std::move(recv), op);
     });
@@ -535,8 +535,8 @@ core::request* start_gather(const target& t, const_bytes in, bytes out, int root
     const std::size_t n = static_cast<std::size_t>(t.comm.size);
     if (t.comm.rank == root) check_room(t, c, out.size(), n * in.size(), "receive buffer");
     std::string_view name = forced(c);
-    if (name == "auto") name = in.size() < 2048 ? "binomial" : "linear";
-    if (name == "binomial") {
+    if (is(name, "auto")) name = in.size() < 2048 ? "binomial" : "linear";
+    if (is(name, "binomial")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return gather_binomial(x, in, out, root); });
     }
@@ -575,8 +575,8 @@ core::request* start_scatter(const target& t, const_bytes in, bytes out, int roo
     const std::size_t n = static_cast<std::size_t>(t.comm.size);
     if (t.comm.rank == root) check_room(t, c, in.size(), n * out.size(), "send buffer");
     std::string_view name = forced(c);
-    if (name == "auto") name = out.size() < 2048 ? "binomial" : "linear";
-    if (name == "binomial") {
+    if (is(name, "auto")) name = out.size() < 2048 ? "binomial" : "linear";
+    if (is(name, "binomial")) {
       return launch(t, c, a, name, out.size(),
                     [&](exchange x) { return scatter_binomial(x, in, out, root); });
     }
@@ -611,17 +611,17 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     const int n = t.comm.size;
     check_room(t, c, out.size(), static_cast<std::size_t>(n) * in.size(), "receive buffer");
     std::string_view name = forced(c);
-    if (name == "auto") {
+    if (is(name, "auto")) {
       name = static_cast<std::size_t>(n) * in.size() >= (64u << 10) ? "ring"
              : is_pow2(n)                                           ? "recursive_doubling"
                                                                     : "bruck";
     }
-    if (name == "recursive_doubling" && !is_pow2(n)) name = "bruck";
-    if (name == "recursive_doubling") {
+    if (is(name, "recursive_doubling") && !is_pow2(n)) name = "bruck";
+    if (is(name, "recursive_doubling")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allgather_recursive_doubling(x, in, out); });
     }
-    if (name == "bruck") {
+    if (is(name, "bruck")) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allgather_bruck(x, in, out); });
     }
@@ -660,14 +660,14 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     check_room(t, c, out.size(), in.size(), "receive buffer");
     const std::size_t block = in.size() / static_cast<std::size_t>(n);
     std::string_view name = forced(c);
-    if (name == "auto") {
+    if (is(name, "auto")) {
       name = block <= 128 && n > 2 ? "bruck" : block <= (64u << 10) ? "linear" : "pairwise";
     }
-    if (name == "bruck") {
+    if (is(name, "bruck")) {
       return launch(t, c, a, name, block, [&](exchange x) { return alltoall_bruck(x, in, out); });
     }
     layout blocks = layout::uniform(n, block);
-    if (name == "pairwise") {
+    if (is(name, "pairwise")) {
       return launch(t, c, a, name, block,
                     [&](exchange x) { return alltoall_pairwise(x, in, blocks, out, blocks); });
     }
