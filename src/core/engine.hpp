@@ -87,10 +87,9 @@ class engine {
   /// One progress pass, then whether `r` has completed. Throws errc::dead_rank if it has not and a
   /// rank of the job has died (a test loop would otherwise poll forever).
   bool test(request* r) {
-    if (!r->done()) progress();
-    if (halted_ && !r->done()) [[unlikely]] {
-      throw_dead_rank();
-    }
+    if (r->done()) return true;
+    progress();
+    if (!r->done()) throw_if_halted();
     return r->done();
   }
   /// For a test that found its requests incomplete after a progress pass: throws errc::dead_rank

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "memory.hpp"
 #include "mp_test.hpp"
 
 namespace {

@@ -46,7 +46,6 @@
 // fails.
 #include <malloc.h>
 #include <sched.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <rmpl/rmpl.hpp>
@@ -64,6 +63,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memory.hpp"
 #include "monitor.hpp"
 #include "payload.hpp"
 #include "schedule.hpp"
@@ -153,22 +153,6 @@ config parse(int argc, char** argv) {
   return c;
 }
 
-// ---------------------------------------------------------------- memory
-
-long peak_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
-long current_rss_kib() {
-  long pages = 0, resident = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
 
 /// From this size on, buffers are mapped apart from the heap (mallopt in run) and freed at once.
 constexpr std::size_t large_buffer = 256 * 1024;
@@ -713,7 +697,7 @@ int run_stress(const config& c, const rmpl::communicator& world) {
   stress::monitor mon(rank, c.stall_seconds);
   runner run(c, world, mon);
   world.barrier();
-  const long baseline_kib = current_rss_kib();
+  const long baseline_kib = rmpl_test::current_rss_kib();
   const double start = rmpl::session::wtime();
   run.set_start(start);
   run.run();
@@ -734,7 +718,7 @@ int run_stress(const config& c, const rmpl::communicator& world) {
       excess += run.delivered_from_[s] - sent_here[s];
     }
   }
-  const long peak_kib = peak_rss_kib();
+  const long peak_kib = rmpl_test::peak_rss_kib();
   const double limit_kib = c.rss_limit_mib > 0
                                ? c.rss_limit_mib * 1024
                                : static_cast<double>(baseline_kib) +

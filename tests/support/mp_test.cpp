@@ -9,7 +9,6 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,21 +203,6 @@ void collective::TearDown() {
     ADD_FAILURE() << agreement_marker << "this test failed on rank(s) " << failed_ranks << " of "
                   << size();
   }
-}
-
-long peak_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
-}
-
-long current_rss_kib() {
-  long pages_total = 0, pages_resident = 0;
-  if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(statm, "%ld %ld", &pages_total, &pages_resident) != 2) pages_resident = 0;
-    std::fclose(statm);
-  }
-  return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 void sleep_ms(int milliseconds) {

@@ -57,10 +57,6 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b);
 
 // ---- process helpers ----
 
-/// Peak resident set size of this process so far, in KiB (getrusage's ru_maxrss).
-long peak_rss_kib();
-/// Current resident set size, in KiB (/proc/self/statm).
-long current_rss_kib();
 void sleep_ms(int milliseconds);
 /// An integer from the environment, or `fallback` when unset.
 long env_long(const char* name, long fallback);
