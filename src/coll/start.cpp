@@ -15,6 +15,7 @@
 #include "coll/collectives.hpp"
 #include "coll/combine.hpp"
 #include "coll/select.hpp"
+#include "coll/shared_area.hpp"
 
 namespace rmpl::coll {
 namespace {
@@ -314,6 +315,12 @@ bool is_pow2(int n) {
   return (n & (n - 1)) == 0;
 }
 
+/// Whether a round of the shared areas holds at least one element of `op` (a user operator's
+/// elements may be larger than a round buffer; its reductions then go over messages).
+bool area_fits(const target& t, const reduction& op) {
+  return op.element <= shared_area::chunk_for(t.engine.fabric().p().coll_area_bytes);
+}
+
 /// Whether a rooted collective of `bytes` goes through the shared areas when not forced. Measured
 /// with bench/collectives (docs/benchmarks.md): with two ranks the areas win at every size up to
 /// `two_rank_max` (even against a single copy: no system call, no page pinning); with more, short
@@ -384,11 +391,11 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = shared_suits(t, in.size(), ~std::size_t{0}) ? "shared"
-             : halving_fits && in.size() >= (64u << 10)  ? "rabenseifner"
-                                                         : "binomial";
+      name = shared_suits(t, in.size(), ~std::size_t{0}) && area_fits(t, op) ? "shared"
+             : halving_fits && in.size() >= (64u << 10)                      ? "rabenseifner"
+                                                                             : "binomial";
     }
-    if (is(name, "shared")) {
+    if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return reduce_shared(x, in, out, op, root); });
     }
@@ -410,11 +417,11 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     check_room(t, c, out.size(), in.size(), "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = area_usable(t)             ? "shared"
-             : in.size() >= (16u << 10) ? "rabenseifner"
-                                        : "recursive_doubling";
+      name = area_usable(t) && area_fits(t, op) ? "shared"
+             : in.size() >= (16u << 10)         ? "rabenseifner"
+                                                : "recursive_doubling";
     }
-    if (is(name, "shared")) {
+    if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_shared(x, in, out, op); });
     }
