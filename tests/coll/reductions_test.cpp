@@ -4,8 +4,11 @@
 // serial fold of the operands every rank can compute. Inputs are chosen so that results are exact
 // whatever order the library combines them in (small integers, doubles that are multiples of 1/4,
 // products of 1, -1 and 2). The built-in operators on every type family: operators_test.cpp.
+#include <algorithm>
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reduction_checks.hpp"
@@ -137,6 +140,50 @@ TEST_F(UserOperators, WideElementsAreNeverSplit) {
 }
 
 // ---- errors ----
+
+// An element larger than a round of the collective areas (64 KiB with the default area): the
+// reductions must take another algorithm rather than cut an element (they divided by zero once).
+struct block {
+  std::int64_t v[12000];  // 96000 bytes
+};
+
+TEST_F(UserOperators, ElementsLargerThanAnAreaRound) {
+  auto add = rmpl::commutative([](const block& x, const block& y) {
+    block z;
+    for (std::size_t i = 0; i < std::size(z.v); ++i) z.v[i] = x.v[i] + y.v[i];
+    return z;
+  });
+  auto c = world();
+  std::vector<block> mine(2), sum(2);
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    for (std::size_t i = 0; i < std::size(mine[k].v); ++i) {
+      mine[k].v[i] = static_cast<std::int64_t>(rank()) * 1000 + static_cast<std::int64_t>(i + k);
+    }
+  }
+  const std::int64_t n = size();
+  for (const char* collective : {"allreduce", "reduce"}) {
+    SCOPED_TRACE(collective);
+    for (std::string_view algorithm : rmpl::coll::algorithms(collective)) {
+      SCOPED_TRACE(std::string(algorithm));
+      rmpl::coll::force_algorithm(collective, algorithm);
+      for (block& b : sum) std::fill(std::begin(b.v), std::end(b.v), -1);
+      if (std::string_view(collective) == "allreduce") {
+        c.allreduce(std::span<const block>(mine), std::span(sum), add);
+      } else {
+        c.reduce(std::span<const block>(mine), std::span(sum), add, size() - 1);
+      }
+      if (std::string_view(collective) == "allreduce" || rank() == size() - 1) {
+        for (std::size_t k = 0; k < sum.size(); ++k) {
+          for (std::size_t i = 0; i < std::size(sum[k].v); i += 997) {
+            ASSERT_EQ(sum[k].v[i], 1000 * n * (n - 1) / 2 + n * static_cast<std::int64_t>(i + k))
+                << "element " << k << ", word " << i;
+          }
+        }
+      }
+    }
+    rmpl::coll::force_algorithm(collective, "auto");
+  }
+}
 
 // Every rank passes the same bad argument, so each can refuse it before any communication; the
 // communicator works afterwards.
