@@ -2,9 +2,11 @@
  * under its mpirun unchanged. A thin layer over rmpl's kernel (src/mpi/): matching, protocols and
  * collective algorithms are rmpl's own, shared with its C++ and C APIs.
  *
- * What is here: MPI-3.1's point-to-point chapter, derived datatypes, collectives (blocking and
- * nonblocking), operators, groups, communicators, attribute caching, Cartesian topologies, the
- * environment, error handlers and Info objects as far as those need them. What is not (yet): one-sided
+ * What is here: MPI-3.1's point-to-point chapter, derived datatypes (distributed arrays included),
+ * MPI_Pack_external in "external32", collectives (blocking and nonblocking), operators, groups,
+ * communicators, attribute caching, Cartesian topologies, the environment, error handlers, Info
+ * objects as far as those need them, generalized requests, and the C side of handle conversion
+ * (MPI_Comm_c2f...). What is not (yet): one-sided
  * communication (windows), MPI-IO, dynamic processes, the tools interface, Fortran bindings. A
  * program that calls a function that is not here fails to link, with the function's name.
  *
@@ -136,6 +138,7 @@ enum {
   MPI_ERR_INFO_VALUE,
   MPI_ERR_INFO_NOKEY,
   MPI_ERR_PROC_FAILED, /* a rank of the job died (the message names it) */
+  MPI_ERR_CONVERSION,  /* a value the external32 representation cannot hold (MPI_Pack_external) */
   MPI_ERR_LASTCODE
 };
 
@@ -636,6 +639,61 @@ RMPL_MPI_FN(Info_get_valuelen, (MPI_Info info, const char* key, int* valuelen, i
 RMPL_MPI_FN(Info_delete, (MPI_Info info, const char* key))
 RMPL_MPI_FN(Info_get_nkeys, (MPI_Info info, int* nkeys))
 RMPL_MPI_FN(Info_get_nthkey, (MPI_Info info, int n, char* key))
+
+/* ---- Handle conversion (src/mpi/conversions.cpp), distributed arrays (datatypes.cpp), the
+ * external32 representation (external32.cpp) and generalized requests (requests.cpp) ---- */
+
+/* A C handle's Fortran value and back. f2c of a value that names no live handle gives the null
+ * handle; the null handle's value is 0. */
+#define RMPL_MPI_CONVERSION(Kind, Handle)                                                \
+  MPI_Fint MPI_##Kind##_c2f(Handle handle); MPI_Fint PMPI_##Kind##_c2f(Handle handle);  \
+  Handle MPI_##Kind##_f2c(MPI_Fint handle); Handle PMPI_##Kind##_f2c(MPI_Fint handle);
+RMPL_MPI_CONVERSION(Comm, MPI_Comm)
+RMPL_MPI_CONVERSION(Type, MPI_Datatype)
+RMPL_MPI_CONVERSION(Group, MPI_Group)
+RMPL_MPI_CONVERSION(Request, MPI_Request)
+RMPL_MPI_CONVERSION(Op, MPI_Op)
+RMPL_MPI_CONVERSION(Info, MPI_Info)
+RMPL_MPI_CONVERSION(Errhandler, MPI_Errhandler)
+RMPL_MPI_CONVERSION(Message, MPI_Message)
+#undef RMPL_MPI_CONVERSION
+/* A Fortran status is MPI_F_STATUS_SIZE MPI_Fint: source, tag, error, cancelled, count (2). */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+#define MPI_F_STATUS_IGNORE ((MPI_Fint*)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint*)0)
+RMPL_MPI_FN(Status_c2f, (const MPI_Status* c_status, MPI_Fint* f_status))
+RMPL_MPI_FN(Status_f2c, (const MPI_Fint* f_status, MPI_Status* c_status))
+
+RMPL_MPI_FN(Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[],
+                                 const int array_of_distribs[], const int array_of_dargs[],
+                                 const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                 MPI_Datatype* newtype))
+
+/* datarep "external32" only (MPI-3.1 13.5.2): big-endian, the standard's size for each type. */
+RMPL_MPI_FN(Pack_external, (const char datarep[], const void* inbuf, int incount,
+                            MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
+                            MPI_Aint* position))
+RMPL_MPI_FN(Unpack_external, (const char datarep[], const void* inbuf, MPI_Aint insize,
+                              MPI_Aint* position, void* outbuf, int outcount,
+                              MPI_Datatype datatype))
+RMPL_MPI_FN(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype,
+                                 MPI_Aint* size))
+
+/* Generalized requests (MPI-3.1 12.2). MPI_Grequest_complete may be called from any thread of the
+ * process, whatever the thread level: it only publishes the completion and wakes an MPI call that
+ * waits for it. The callbacks run in the MPI call that invokes them as the standard says (free_fn
+ * of a request freed before it completed: in MPI_Grequest_complete). */
+typedef int MPI_Grequest_query_function(void* extra_state, MPI_Status* status);
+typedef int MPI_Grequest_free_function(void* extra_state);
+typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
+RMPL_MPI_FN(Grequest_start, (MPI_Grequest_query_function* query_fn,
+                             MPI_Grequest_free_function* free_fn,
+                             MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                             MPI_Request* request))
+RMPL_MPI_FN(Grequest_complete, (MPI_Request request))
 
 #undef RMPL_MPI_FN
 

@@ -175,14 +175,6 @@ std::string describe(const rmpl_mpi_datatype& t) {
   return t.name.empty() ? fmt::format("{}", static_cast<const void*>(&t)) : t.name;
 }
 
-/// `copies` consecutive elements of `type` (extent apart), the first at `displacement`: what a
-/// constructor's type map is made of.
-struct piece {
-  MPI_Aint displacement;
-  MPI_Count copies;
-  const rmpl_mpi_datatype* type;
-};
-
 /// The lowest / highest of the values offered to it, if any were.
 struct lowest {
   bool set = false;
@@ -494,6 +486,130 @@ int structure(const char* function, int count, const int blocklengths[],
   });
 }
 
+/// Increasing, separate ranges of indices along one dimension: (first index, how many).
+using ranges = std::vector<std::pair<int, int>>;
+
+/// Appends `count` indices from `first` to `r`, merged with the last range when they continue it.
+void add_range(ranges& r, int first, int count) {
+  if (count <= 0) return;
+  if (!r.empty() && r.back().first + r.back().second == first) {
+    r.back().second += count;
+  } else {
+    r.emplace_back(first, count);
+  }
+}
+
+/// The elements of an array of `ndims` dimensions of `sizes[d]` elements of `old`, stored in
+/// `order`, whose index along dimension d is in `indices[d]`: the type map of a subarray (one
+/// range per dimension) and of a distributed array (the ranges a process holds). Visited row by
+/// row in the array's memory order, each range along the fastest dimension one piece.
+struct grid {
+  int ndims;
+  const int* sizes;
+  int order;
+  std::vector<ranges> indices;
+  const rmpl_mpi_datatype& old;
+
+  /// The whole array's extent: the type's extent (MPI-3.1 4.1.3, 4.1.4).
+  MPI_Aint extent() const {
+    MPI_Aint elements = 1;
+    for (int d = 0; d < ndims; ++d) elements = multiply(elements, sizes[d]);
+    return multiply(elements, old.extent);
+  }
+
+  template <class Visit>
+  void for_each_piece(Visit&& visit) const {
+    // The dimensions from the slowest-varying to the fastest in memory and the stride of each
+    // (in elements).
+    std::vector<int> slowest_first(static_cast<std::size_t>(ndims));
+    for (int d = 0; d < ndims; ++d) slowest_first[d] = order == MPI_ORDER_C ? d : ndims - 1 - d;
+    const int fastest = slowest_first.back();
+    std::vector<MPI_Aint> stride(static_cast<std::size_t>(ndims));
+    MPI_Aint elements = 1;
+    MPI_Count rows = 1;
+    for (int k = ndims - 1; k >= 0; --k) {
+      const int d = slowest_first[k];
+      stride[d] = elements;
+      elements = multiply(elements, sizes[d]);
+      if (d == fastest) continue;
+      MPI_Count held = 0;
+      for (const auto& range : indices[d]) held += range.second;
+      rows = count_product(rows, held, "number of rows");
+    }
+    const ranges& runs = indices[fastest];
+    if (rows == 0 || runs.empty()) return;
+    if (count_product(rows, static_cast<MPI_Count>(runs.size()), "number of runs") > max_runs) {
+      fail(MPI_ERR_NO_MEM,
+           "the array's part has {} rows of {} runs, more than the {} runs of data a datatype "
+           "may have",
+           rows, runs.size(), max_runs);
+    }
+    // Where each dimension is: which of its ranges, and how far into it.
+    std::vector<std::pair<std::size_t, int>> at(static_cast<std::size_t>(ndims), {0, 0});
+    for (MPI_Count row = 0; row < rows; ++row) {
+      MPI_Aint element = 0;
+      for (int d = 0; d < ndims; ++d) {
+        if (d != fastest) element += (indices[d][at[d].first].first + at[d].second) * stride[d];
+      }
+      for (const auto& [first, length] : runs) {
+        visit(piece{(element + first) * old.extent, length, &old});
+      }
+      for (int k = ndims - 2; k >= 0; --k) {
+        const int d = slowest_first[k];
+        if (++at[d].second < indices[d][at[d].first].second) break;
+        at[d].second = 0;
+        if (++at[d].first < indices[d].size()) break;
+        at[d].first = 0;
+      }
+    }
+  }
+};
+
+/// The indices that the process at coordinate `coord` holds of a dimension of `gsize` elements
+/// distributed over `psize` processes as `distrib` with argument `darg` (MPI-3.1 4.1.4; the
+/// arguments are checked already).
+ranges distributed_indices(int gsize, int distrib, int darg, int psize, int coord) {
+  ranges held;
+  if (distrib == MPI_DISTRIBUTE_NONE) {
+    add_range(held, 0, gsize);
+  } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
+    // The default block: the elements shared as evenly as blocks allow, the last process short.
+    const long long block = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+    const long long first = coord * block;
+    if (first < gsize)
+      add_range(held, static_cast<int>(first),
+                static_cast<int>(std::min<long long>(block, gsize - first)));
+  } else {  // cyclic: blocks of darg (default 1) dealt round-robin
+    const long long block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+    for (long long first = coord * block; first < gsize; first += block * psize) {
+      add_range(held, static_cast<int>(first),
+                static_cast<int>(std::min<long long>(block, gsize - first)));
+    }
+  }
+  return held;
+}
+
+/// The darray's grid of `integers` (its contents: size, rank, ndims, gsizes, distribs, dargs,
+/// psizes, order), checked.
+grid darray_grid(const std::vector<int>& integers, const rmpl_mpi_datatype& old) {
+  const int size = integers[0], rank = integers[1], ndims = integers[2];
+  const int* gsizes = &integers[3];
+  const int* distribs = gsizes + ndims;
+  const int* dargs = distribs + ndims;
+  const int* psizes = dargs + ndims;
+  const int order = psizes[ndims];
+  // The process grid is in C order whatever `order` is (MPI-3.1 4.1.4): rank = row-major index.
+  std::vector<ranges> indices(static_cast<std::size_t>(ndims));
+  int rest = rank;
+  for (int d = ndims - 1; d >= 0; --d) {
+    const int coord = rest % psizes[d];
+    rest /= psizes[d];
+    indices[d] = distributed_indices(gsizes[d], distribs[d], dargs[d], psizes[d], coord);
+  }
+  (void)size;
+  return grid{ndims, gsizes, order, std::move(indices), old};
+}
+
 }  // namespace
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -635,28 +751,10 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     }
     const rmpl_mpi_datatype& old = datatype(oldtype, false);
     output(newtype, "newtype");
-
-    // The dimensions from the slowest-varying to the fastest in memory, the stride of each (in
-    // elements) and how many rows (runs along the fastest dimension) the subarray has.
-    std::vector<int> slowest_first(static_cast<std::size_t>(ndims));
-    for (int d = 0; d < ndims; ++d) slowest_first[d] = order == MPI_ORDER_C ? d : ndims - 1 - d;
-    const int fastest = slowest_first.back();
-    std::vector<MPI_Aint> stride(static_cast<std::size_t>(ndims));
-    MPI_Aint elements = 1;
-    MPI_Count rows = 1;
-    for (int k = ndims - 1; k >= 0; --k) {
-      const int d = slowest_first[k];
-      stride[d] = elements;
-      elements = multiply(elements, sizes[d]);
-      if (d != fastest) rows = count_product(rows, subsizes[d], "number of rows");
-    }
-    const MPI_Aint whole_extent = multiply(elements, old.extent);
-    if (rows > max_runs) {
-      fail(MPI_ERR_NO_MEM,
-           "the subarray has {} rows, more than the {} runs of data a datatype "
-           "may have",
-           rows, max_runs);
-    }
+    std::vector<ranges> indices(static_cast<std::size_t>(ndims));
+    for (int d = 0; d < ndims; ++d) add_range(indices[d], starts[d], subsizes[d]);
+    const grid layout{ndims, sizes, order, std::move(indices), old};
+    const MPI_Aint whole_extent = layout.extent();
 
     std::vector<int> integers{ndims};
     integers.insert(integers.end(), sizes, sizes + ndims);
@@ -665,27 +763,88 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     integers.push_back(order);
     rmpl_mpi_datatype t;
     lay_out(
-        t,
-        [&](auto&& visit) {
-          std::vector<int> at(static_cast<std::size_t>(ndims), 0);  // index within the subarray
-          for (MPI_Count row = 0; row < rows; ++row) {
-            MPI_Aint element = 0;
-            for (int d = 0; d < ndims; ++d) element += (starts[d] + at[d]) * stride[d];
-            visit(piece{element * old.extent, subsizes[fastest], &old});
-            for (int k = ndims - 2; k >= 0; --k) {
-              const int d = slowest_first[k];
-              if (++at[d] < subsizes[d]) break;
-              at[d] = 0;
-            }
-          }
-        },
-        false);
+        t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
     // MPI-3.1 4.1.3: the subarray type is resized to the whole array, lb 0.
     t.lb = 0;
     t.extent = whole_extent;
     t.explicit_lb = t.explicit_ub = true;
     set_contiguous(t);
     t.combiner = MPI_COMBINER_SUBARRAY;
+    t.integers = std::move(integers);
+    t.types = {oldtype};
+    publish(std::move(t), newtype);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                            const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  return call(nullptr, "MPI_Type_create_darray", [&] {
+    if (size <= 0) fail(MPI_ERR_ARG, "size {} is not positive", size);
+    if (rank < 0 || rank >= size) fail(MPI_ERR_RANK, "rank {} is not in 0..{}", rank, size - 1);
+    if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
+    array(gsizes, ndims, "array_of_gsizes");
+    array(distribs, ndims, "array_of_distribs");
+    array(dargs, ndims, "array_of_dargs");
+    array(psizes, ndims, "array_of_psizes");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+      fail(MPI_ERR_ARG, "order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+    }
+    long long processes = 1;
+    for (int d = 0; d < ndims; ++d) {
+      if (gsizes[d] <= 0)
+        fail(MPI_ERR_ARG, "array_of_gsizes[{}] = {} is not positive", d, gsizes[d]);
+      if (psizes[d] <= 0)
+        fail(MPI_ERR_ARG, "array_of_psizes[{}] = {} is not positive", d, psizes[d]);
+      processes = std::min(processes * psizes[d], static_cast<long long>(size) + 1);
+      const int distrib = distribs[d], darg = dargs[d];
+      if (distrib != MPI_DISTRIBUTE_BLOCK && distrib != MPI_DISTRIBUTE_CYCLIC &&
+          distrib != MPI_DISTRIBUTE_NONE) {
+        fail(MPI_ERR_ARG,
+             "array_of_distribs[{}] = {} is not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE", d,
+             distrib);
+      }
+      if (distrib == MPI_DISTRIBUTE_NONE && psizes[d] != 1) {
+        fail(MPI_ERR_ARG,
+             "dimension {} is not distributed (MPI_DISTRIBUTE_NONE) but array_of_psizes[{}] is {}, "
+             "not 1",
+             d, d, psizes[d]);
+      }
+      if (distrib != MPI_DISTRIBUTE_NONE && darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0) {
+        fail(MPI_ERR_ARG,
+             "array_of_dargs[{}] = {} is neither positive nor MPI_DISTRIBUTE_DFLT_DARG", d, darg);
+      }
+      if (distrib == MPI_DISTRIBUTE_BLOCK && darg != MPI_DISTRIBUTE_DFLT_DARG &&
+          static_cast<long long>(darg) * psizes[d] < gsizes[d]) {
+        fail(
+            MPI_ERR_ARG,
+            "block distribution of dimension {}: {} processes of blocks of {} (array_of_dargs[{}]) "
+            "hold only {} of its {} elements",
+            d, psizes[d], darg, d, static_cast<long long>(darg) * psizes[d], gsizes[d]);
+      }
+    }
+    if (processes != size) {
+      fail(MPI_ERR_ARG, "the process grid (array_of_psizes) has {}{} processes, but size is {}",
+           processes > size ? "more than " : "", processes > size ? size : processes, size);
+    }
+    const rmpl_mpi_datatype& old = datatype(oldtype, false);
+    output(newtype, "newtype");
+
+    std::vector<int> integers{size, rank, ndims};
+    for (const int* a : {gsizes, distribs, dargs, psizes})
+      integers.insert(integers.end(), a, a + ndims);
+    integers.push_back(order);
+    const grid layout = darray_grid(integers, old);
+    rmpl_mpi_datatype t;
+    lay_out(
+        t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
+    // The whole global array, lb 0, like a subarray.
+    t.lb = 0;
+    t.extent = layout.extent();
+    t.explicit_lb = t.explicit_ub = true;
+    set_contiguous(t);
+    t.combiner = MPI_COMBINER_DARRAY;
     t.integers = std::move(integers);
     t.types = {oldtype};
     publish(std::move(t), newtype);
@@ -988,6 +1147,7 @@ RMPL_MPI_DEFINE(Type_create_hindexed_block)
 RMPL_MPI_DEFINE(Type_create_struct)
 RMPL_MPI_DEFINE(Type_struct)
 RMPL_MPI_DEFINE(Type_create_subarray)
+RMPL_MPI_DEFINE(Type_create_darray)
 RMPL_MPI_DEFINE(Type_create_resized)
 RMPL_MPI_DEFINE(Type_dup)
 RMPL_MPI_DEFINE(Type_commit)
@@ -1010,3 +1170,66 @@ RMPL_MPI_DEFINE(Get_address)
 RMPL_MPI_DEFINE(Address)
 RMPL_MPI_DEFINE(Aint_add)
 RMPL_MPI_DEFINE(Aint_diff)
+
+namespace rmpl::mpi {
+
+void for_each_piece(const rmpl_mpi_datatype& t, const std::function<void(const piece&)>& visit) {
+  const auto& n = t.integers;
+  const auto& a = t.addresses;
+  auto at = [](const std::vector<int>& v, int i) { return v.at(static_cast<std::size_t>(i)); };
+  const rmpl_mpi_datatype* old = t.types.empty() ? nullptr : t.types[0];
+  switch (t.combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+      visit(piece{0, 1, old});
+      return;
+    case MPI_COMBINER_CONTIGUOUS:
+      visit(piece{0, n.at(0), old});
+      return;
+    case MPI_COMBINER_VECTOR:
+      for (int i = 0; i < n.at(0); ++i)
+        visit(piece{i * MPI_Aint{n.at(2)} * old->extent, n.at(1), old});
+      return;
+    case MPI_COMBINER_HVECTOR:
+      for (int i = 0; i < n.at(0); ++i) visit(piece{i * a.at(0), n.at(1), old});
+      return;
+    case MPI_COMBINER_INDEXED:
+      for (int i = 0; i < n.at(0); ++i) {
+        visit(piece{at(n, 1 + n[0] + i) * old->extent, at(n, 1 + i), old});
+      }
+      return;
+    case MPI_COMBINER_HINDEXED:
+      for (int i = 0; i < n.at(0); ++i)
+        visit(piece{a.at(static_cast<std::size_t>(i)), at(n, 1 + i), old});
+      return;
+    case MPI_COMBINER_INDEXED_BLOCK:
+      for (int i = 0; i < n.at(0); ++i) visit(piece{at(n, 2 + i) * old->extent, n.at(1), old});
+      return;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+      for (int i = 0; i < n.at(0); ++i)
+        visit(piece{a.at(static_cast<std::size_t>(i)), n.at(1), old});
+      return;
+    case MPI_COMBINER_STRUCT:
+      for (int i = 0; i < n.at(0); ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        visit(piece{a.at(k), at(n, 1 + i), t.types.at(k)});
+      }
+      return;
+    case MPI_COMBINER_SUBARRAY: {
+      const int ndims = n.at(0);
+      std::vector<ranges> indices(static_cast<std::size_t>(ndims));
+      for (int d = 0; d < ndims; ++d) {
+        add_range(indices[d], at(n, 1 + 2 * ndims + d), at(n, 1 + ndims + d));
+      }
+      grid{ndims, &n[1], at(n, 1 + 3 * ndims), std::move(indices), *old}.for_each_piece(visit);
+      return;
+    }
+    case MPI_COMBINER_DARRAY:
+      darray_grid(n, *old).for_each_piece(visit);
+      return;
+    default:
+      fail(MPI_ERR_TYPE, "datatype {} has no constructor to describe its pieces", describe(t));
+  }
+}
+
+}  // namespace rmpl::mpi

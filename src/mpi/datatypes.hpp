@@ -2,10 +2,24 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 #include "mpi/objects.hpp"
 
 namespace rmpl::mpi {
+
+/// `copies` consecutive elements of `type` (extent apart), the first at `displacement`: what a
+/// constructor's type map is made of.
+struct piece {
+  MPI_Aint displacement;
+  MPI_Count copies;
+  const rmpl_mpi_datatype* type;
+};
+
+/// The pieces of derived type `t` (not a predefined one), in type-map order, as its constructor
+/// laid them out from its contents (MPI_Type_get_contents): what walks a type element by basic
+/// element (external32.cpp) follows.
+void for_each_piece(const rmpl_mpi_datatype& t, const std::function<void(const piece&)>& visit);
 
 /// Bytes of data in `count` elements of `t` (count * t.size); MPI_ERR_COUNT if that overflows.
 std::size_t data_bytes(const rmpl_mpi_datatype& t, int count);

@@ -36,6 +36,8 @@ MPI_Count per_element(const rmpl_mpi_datatype& t) {
         sum += MPI_Count{n.at(1 + static_cast<std::size_t>(i))} * old(static_cast<std::size_t>(i));
       }
       return sum;
+    case MPI_COMBINER_DARRAY:  // this process's part of the array: whole elements of the old type
+      return t.types.at(0)->size > 0 ? t.size / t.types.at(0)->size * old(0) : 0;
     case MPI_COMBINER_SUBARRAY: {
       MPI_Count product = 1;
       const int dims = n.at(0);

@@ -53,6 +53,7 @@ constexpr const char* class_names[] = {
     "MPI_ERR_INFO_VALUE: invalid info value",
     "MPI_ERR_INFO_NOKEY: no such info key",
     "MPI_ERR_PROC_FAILED: a process of the job died",
+    "MPI_ERR_CONVERSION: value not representable in the data representation",
 };
 static_assert(std::size(class_names) == MPI_ERR_LASTCODE);
 

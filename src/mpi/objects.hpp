@@ -8,6 +8,7 @@
 // memory.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -145,8 +146,28 @@ struct rmpl_mpi_info {
   std::vector<std::pair<std::string, std::string>> entries;  ///< in insertion order
 };
 
+namespace rmpl::fabric::shm {
+class domain;
+}  // namespace rmpl::fabric::shm
+
 namespace rmpl::mpi {
-enum class request_kind : std::uint8_t { send, recv, collective, done };
+enum class request_kind : std::uint8_t { send, recv, collective, done, generalized };
+
+/// What a generalized request (MPI_Grequest_start, requests.cpp) holds: the program's callbacks
+/// and its progress, which MPI_Grequest_complete may publish from another thread.
+struct grequest {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+  /// `completed` (MPI_Grequest_complete ran), `freed` (MPI_Request_free ran first), `released`
+  /// (free_fn ran for a freed request: its object may be reused).
+  enum : unsigned { completed = 1, freed = 2, released = 4 };
+  std::atomic<unsigned> state{0};
+  /// Whose doorbell MPI_Grequest_complete rings, so that a wait asleep on it looks again.
+  const rmpl::fabric::shm::domain* bell = nullptr;
+  int rank = 0;
+};
 }  // namespace rmpl::mpi
 
 struct rmpl_mpi_request {
@@ -168,6 +189,8 @@ struct rmpl_mpi_request {
   std::function<rmpl::detail::request_id(rmpl_mpi_request&)> start;
   /// Freed by MPI_Request_free while pending: completed and released in the background.
   bool orphaned = false;
+  /// A generalized request (kind generalized, no kernel request): its callbacks and state.
+  std::unique_ptr<rmpl::mpi::grequest> generalized;
 };
 
 /// A message taken by MPI_Mprobe / MPI_Improbe: received at once into `data` (so no other receive

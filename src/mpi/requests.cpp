@@ -2,10 +2,18 @@
 // freeing, and persistent requests. An MPI_Request wraps one kernel request; waiting on several is
 // one kernel wait_until whose predicate looks at all of them, so any-source progress is the
 // kernel's own.
+//
+// Generalized requests (MPI-3.1 12.2) have no kernel request: their completion is a flag that
+// MPI_Grequest_complete sets (from any thread: an atomic, then a ring of this rank's doorbell, so a
+// wait asleep on it looks again at once), and the program's callbacks run where the standard says:
+// query_fn and then free_fn in the Wait/Test that completes the request, query_fn in
+// MPI_Request_get_status, cancel_fn in MPI_Cancel, free_fn in MPI_Request_free or, when the request
+// is freed before it completes, in MPI_Grequest_complete.
 #include <memory>
 #include <vector>
 
 #include "api/runtime.hpp"
+#include "fabric/shm/domain.hpp"
 #include "mpi/call.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/requests.hpp"
@@ -54,6 +62,24 @@ std::vector<detail::request_id>& orphans() {
   return ids;
 }
 
+/// Generalized requests freed (MPI_Request_free) before they completed: kept, since the program
+/// still completes them through its copy of the handle, until MPI_Grequest_complete has run their
+/// free_fn.
+std::vector<rmpl_mpi_request*>& freed_grequests() {
+  static std::vector<rmpl_mpi_request*> rs;
+  return rs;
+}
+
+void sweep_grequests() {
+  std::erase_if(freed_grequests(), [](rmpl_mpi_request* r) {
+    if (!(r->generalized->state.load(std::memory_order_acquire) & grequest::released)) {
+      return false;
+    }
+    requests().recycle(r);
+    return true;
+  });
+}
+
 void sweep_orphans() {
   auto& ids = orphans();
   std::erase_if(ids, [](detail::request_id& id) {
@@ -86,7 +112,12 @@ rmpl_mpi_request* live(MPI_Request r, const char* what = "request") {
 /// `kernel`, if given, receives its kernel request (null when it has none).
 bool complete(const rmpl_mpi_request& r, core::request** kernel = nullptr) {
   if (r.persistent && !r.active) return true;
-  if (r.id == detail::null_request) return true;
+  if (r.id == detail::null_request) {
+    if (r.generalized) [[unlikely]] {
+      return (r.generalized->state.load(std::memory_order_acquire) & grequest::completed) != 0;
+    }
+    return true;
+  }
   if (core::request* k = api::kernel().lookup(r.id)) [[likely]] {
     if (kernel) *kernel = k;
     return k->done();
@@ -107,6 +138,41 @@ rmpl::status finish(detail::request_id& id, core::request* k) {
   return e.finish(k);
 }
 
+/// Throws the error code a generalized request's callback returned (MPI-3.1 12.2: it becomes the
+/// result of the MPI call that invoked the callback).
+void callback_result(int code, const char* callback) {
+  if (code != MPI_SUCCESS) {
+    throw error(code,
+                fmt::format("the generalized request's {} returned error code {}", callback, code));
+  }
+}
+
+/// The status of completed generalized request `r`, as its query_fn fills it (query_fn gets a
+/// status to fill even when the program ignores it).
+int query(const rmpl_mpi_request& r, MPI_Status& s) {
+  s = MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  const grequest& g = *r.generalized;
+  return g.query ? g.query(g.extra_state, &s) : MPI_SUCCESS;
+}
+
+/// take() for a completed generalized request: query_fn fills the status, then free_fn runs and
+/// the request is freed. The first callback error is the result.
+int take_generalized(MPI_Request* slot, MPI_Status* out) {
+  rmpl_mpi_request& r = **slot;
+  MPI_Status s{};
+  int code = query(r, s);
+  const grequest& g = *r.generalized;
+  const int freed = g.free ? g.free(g.extra_state) : MPI_SUCCESS;
+  const char* failed = code != MPI_SUCCESS ? "query_fn" : "free_fn";
+  if (code == MPI_SUCCESS) code = freed;
+  s.MPI_ERROR = code;
+  if (out != MPI_STATUS_IGNORE) *out = s;
+  requests().recycle(&r);
+  *slot = MPI_REQUEST_NULL;
+  callback_result(code, failed);
+  return MPI_SUCCESS;
+}
+
 /// Takes the result of completed request `*slot`: fills `out`, frees a non-persistent request (the
 /// handle becomes MPI_REQUEST_NULL) or makes a persistent one inactive. Returns the error class of
 /// the operation (the status's MPI_ERROR is set to it too). `k`: its kernel request, if the caller
@@ -119,6 +185,9 @@ int take(MPI_Request* slot, MPI_Status* out, core::request* k = nullptr) {
   if (r.persistent && !r.active) {
     empty_status(out);
     return MPI_SUCCESS;
+  }
+  if (r.generalized) [[unlikely]] {
+    return take_generalized(slot, out);
   }
   if (r.id != detail::null_request) {
     try {
@@ -235,6 +304,7 @@ MPI_Request persistent_request(MPI_Comm c, request_kind kind,
 }
 
 void finalize_requests() {
+  sweep_grequests();
   for (detail::request_id& id : orphans()) {
     try {
       detail::wait(id);
@@ -269,7 +339,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
         return take(request, status, k);
       }
     }
-    if (!complete(*r)) wait_for([&] { return detail::done(r->id); });
+    if (!complete(*r)) wait_for([&] { return complete(*r); });
     return take(request, status);
   });
 }
@@ -305,6 +375,13 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     *flag = complete(*r);
     if (!*flag) api::kernel().throw_if_halted();
     // The status without consuming the request: only what a completed kernel request shows.
+    if (*flag && r->generalized) {
+      MPI_Status s{};
+      const int code = query(*r, s);
+      if (status != MPI_STATUS_IGNORE) *status = s;
+      callback_result(code, "query_fn");
+      return MPI_SUCCESS;
+    }
     if (*flag && status != MPI_STATUS_IGNORE) {
       *status = r->immediate;
       if (r->id != detail::null_request) {
@@ -465,6 +542,12 @@ int PMPI_Cancel(MPI_Request* request) {
     if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
     rmpl_mpi_request* r = live(*request);
     if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be cancelled");
+    if (r->generalized) {
+      const grequest& g = *r->generalized;
+      const bool done = g.state.load(std::memory_order_acquire) & grequest::completed;
+      if (g.cancel) callback_result(g.cancel(g.extra_state, done ? 1 : 0), "cancel_fn");
+      return MPI_SUCCESS;
+    }
     // Receives not yet matched are withdrawn; a send, once started, is delivered (MPI allows a
     // cancel to fail; MPI_Test_cancelled then says false).
     if (r->id != detail::null_request) detail::cancel(r->id);
@@ -477,6 +560,18 @@ int PMPI_Request_free(MPI_Request* request) {
     if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
     rmpl_mpi_request* r = live(*request);
     if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
+    if (r->generalized) {
+      grequest& g = *r->generalized;
+      *request = MPI_REQUEST_NULL;
+      if (g.state.fetch_or(grequest::freed, std::memory_order_acq_rel) & grequest::completed) {
+        const int code = g.free ? g.free(g.extra_state) : MPI_SUCCESS;
+        requests().recycle(r);
+        callback_result(code, "free_fn");
+      } else {
+        freed_grequests().push_back(r);  // MPI_Grequest_complete runs free_fn
+      }
+      return MPI_SUCCESS;
+    }
     if (r->id != detail::null_request) {
       if (detail::done(r->id)) {
         try {
@@ -499,6 +594,57 @@ int PMPI_Request_free(MPI_Request* request) {
     }
     requests().recycle(r);
     *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                        MPI_Request* request) {
+  return call(nullptr, "MPI_Grequest_start", [&] {
+    require_initialized();
+    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+    if (!freed_grequests().empty()) sweep_grequests();
+    auto g = std::make_unique<grequest>();
+    g->query = query_fn;
+    g->free = free_fn;
+    g->cancel = cancel_fn;
+    g->extra_state = extra_state;
+    g->bell = &api::kernel().fabric();
+    g->rank = api::kernel().rank();
+    rmpl_mpi_request* r = requests().make();
+    r->kind = request_kind::generalized;
+    r->generalized = std::move(g);
+    *request = r;
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Grequest_complete(MPI_Request request) {
+  // Any thread may call this while the program's thread waits on the request: nothing here may
+  // touch the request after publishing its completion, since that thread may then free it.
+  return call(comm_of(request), "MPI_Grequest_complete", [&] {
+    rmpl_mpi_request* r = live(request);
+    if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL is not a generalized request");
+    if (!r->generalized) {
+      fail(MPI_ERR_REQUEST,
+           "the request is not a generalized request (those come from MPI_Grequest_start)");
+    }
+    grequest& g = *r->generalized;
+    const rmpl::fabric::shm::domain* bell = g.bell;
+    const int rank = g.rank;
+    const unsigned before = g.state.fetch_or(grequest::completed, std::memory_order_acq_rel);
+    if (before & grequest::completed) {
+      fail(MPI_ERR_REQUEST, "the generalized request was completed already");
+    }
+    if (before & grequest::freed) {
+      // Freed first: the request is released here (MPI-3.1 12.2), the sweep then reuses it.
+      const int code = g.free ? g.free(g.extra_state) : MPI_SUCCESS;
+      g.state.fetch_or(grequest::released, std::memory_order_release);
+      callback_result(code, "free_fn");
+      return MPI_SUCCESS;
+    }
+    bell->notify(rank);
     return MPI_SUCCESS;
   });
 }
@@ -544,3 +690,5 @@ RMPL_MPI_DEFINE(Cancel)
 RMPL_MPI_DEFINE(Request_free)
 RMPL_MPI_DEFINE(Start)
 RMPL_MPI_DEFINE(Startall)
+RMPL_MPI_DEFINE(Grequest_start)
+RMPL_MPI_DEFINE(Grequest_complete)
