@@ -28,9 +28,11 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
 
 /// The data of `count` elements of `t` at `buf` as (address, length) segments in type-map order,
 /// adjacent ones merged, for the kernel to move without packing (core/segments.hpp). Empty when
-/// there is no data, or when the segments would be too short on average (under RMPL_SEGMENT_MIN
-/// bytes, 256 by default): then packing costs less than the kernel's work per segment.
-core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t);
+/// there is no data, or when more than `eager_max` bytes (a rendezvous) would come in segments too
+/// short on average (under RMPL_SEGMENT_MIN bytes, 4096 by default): then packing costs less than
+/// process_vm_readv's work per segment.
+core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t,
+                               std::size_t eager_max);
 
 /// MPI_Get_elements: the basic elements (ints, doubles...) that `bytes` of data of `t` hold, or
 /// MPI_UNDEFINED when `bytes` ends inside one (elements.cpp).

@@ -4,7 +4,8 @@
 // into cells and slots, scatters out of them, and moves with process_vm_readv between the two
 // lists for a rendezvous: no staging copy. They are packed into a staging copy before a send and
 // unpacked after a receive only when single copy is off (the bounce chunks take one buffer), for
-// buffered sends (the kernel copies those anyway), and when the segments are too short to pay.
+// buffered sends (the kernel copies those anyway), and for a rendezvous whose segments are too
+// short to pay (RMPL_SEGMENT_MIN, pack.cpp).
 #include <cstring>
 #include <memory>
 
@@ -42,7 +43,8 @@ outgoing outgoing_of(const void* buf, int n, MPI_Datatype type, send_mode mode) 
   const std::size_t bytes = data_bytes(t, n);
   if (t.contiguous) return {data_start(buf, t), bytes, nullptr, {}};
   if (mode != send_mode::buffered && segments_allowed()) {
-    if (core::segment_list parts = segments_of(buf, n, t); parts.count != 0) {
+    if (core::segment_list parts = segments_of(buf, n, t, api::kernel().tune().eager_max);
+        parts.count != 0) {
       return {nullptr, bytes, nullptr, std::move(parts)};
     }
   }
@@ -78,7 +80,8 @@ incoming incoming_of(void* buf, int n, MPI_Datatype type) {
   const std::size_t bytes = data_bytes(t, n);
   if (t.contiguous) return {data_start(buf, t), bytes, nullptr, {}, &t, buf, n, nullptr};
   if (segments_allowed()) {
-    if (core::segment_list parts = segments_of(buf, n, t); parts.count != 0) {
+    if (core::segment_list parts = segments_of(buf, n, t, api::kernel().tune().eager_max);
+        parts.count != 0) {
       return {nullptr, bytes, nullptr, std::move(parts), &t, buf, n, nullptr};
     }
   }

@@ -100,7 +100,8 @@ static void both_ways(const char* label, int count, MPI_Datatype type) {
   ring(label, doubles, MPI_DOUBLE, count, type);
 }
 
-/* Vectors of 1 KiB blocks (segments) and of single doubles (packed), at each protocol's sizes. */
+/* Vectors of 8 KiB, 1 KiB blocks and single doubles at each protocol's sizes (segments at eager
+ * sizes; above, packed unless the blocks are long or RMPL_SEGMENT_MIN is low). */
 static void vectors(void) {
   MPI_Datatype wide, narrow;
   MPI_Type_vector(4, 128, 256, MPI_DOUBLE, &wide); /* 4 KiB of data in 8 KiB */
@@ -109,6 +110,13 @@ static void vectors(void) {
   MPI_Type_commit(&narrow);
   const int wide_counts[] = {1, 3, 16, 160}; /* 4 KiB, 12 KiB, 64 KiB, 640 KiB */
   for (int i = 0; i < 4; ++i) both_ways("vector of 1 KiB blocks", wide_counts[i], wide);
+  /* 8 KiB blocks: segments at every size with the default RMPL_SEGMENT_MIN too. */
+  MPI_Datatype large;
+  MPI_Type_vector(2, 1024, 1536, MPI_DOUBLE, &large); /* 16 KiB of data */
+  MPI_Type_commit(&large);
+  const int large_counts[] = {1, 5, 40}; /* 16 KiB, 80 KiB, 640 KiB */
+  for (int i = 0; i < 3; ++i) both_ways("vector of 8 KiB blocks", large_counts[i], large);
+  MPI_Type_free(&large);
   const int narrow_counts[] = {0, 1, 100, 300}; /* 0, 64 B, 6.4 KiB, 19.2 KiB */
   for (int i = 0; i < 4; ++i) both_ways("vector of doubles", narrow_counts[i], narrow);
   MPI_Type_free(&wide);
