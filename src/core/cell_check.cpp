@@ -53,6 +53,13 @@ std::string describe(fault f, const decoded_cell& d, const cell_limits& limits) 
       return fmt::format("eager slot {} that this sender did not claim", d.slot);
     case fault::rts_address:
       return fmt::format("rendezvous of {} bytes without an address", d.size);
+    case fault::rts_segments:
+      return fmt::format(
+          "rendezvous of {} bytes with a segment list of {} entries (more than bytes)", d.size,
+          d.segments);
+    case fault::segment_list:
+      return fmt::format("rendezvous of {} bytes with a faulty segment list of {} entries", d.size,
+                         d.segments);
     case fault::request:
       return fmt::format("{} for request {:#x}, which is no send to this peer waiting for one",
                          what, d.cookie);
@@ -66,6 +73,23 @@ std::string describe(fault f, const decoded_cell& d, const cell_limits& limits) 
                          d.cookie);
   }
   return "unknown fault";
+}
+
+std::string describe_segment(const decoded_cell& d, std::uint64_t entry, const iovec* e,
+                             std::uint64_t listed) {
+  const std::string list = fmt::format(
+      "rendezvous of {} bytes (request {:#x}) with a segment list of {} entries at {:#x}", d.size,
+      d.cookie, d.segments, d.address);
+  if (e == nullptr && entry >= d.segments) {
+    return fmt::format("{}: the entries cover only {} bytes", list, listed);
+  }
+  if (e == nullptr) {
+    return fmt::format("{}: entries {} on lie beyond the message (those before cover all of it)",
+                       list, entry);
+  }
+  if (e->iov_len == 0) return fmt::format("{}: entry {} is empty", list, entry);
+  return fmt::format("{}: entry {} ({} bytes at {}) goes beyond the message ({} bytes before it)",
+                     list, entry, e->iov_len, e->iov_base, listed);
 }
 
 }  // namespace rmpl::core

@@ -38,6 +38,8 @@ enum class fault : std::uint8_t {
   eager_size,     ///< more than a slot holds
   eager_claim,    ///< the slot is not claimed by that sender
   rts_address,    ///< a rendezvous with no address
+  rts_segments,   ///< a rendezvous whose segment list has more entries than the message bytes
+  segment_list,   ///< an entry of a rendezvous's segment list: empty, or beyond the message
   request,        ///< a control cell for no request of this rank that waits for it from that peer
   assist,         ///< an assist with no id, no address, chunks under 4 KiB, or more bytes than sent
   bounce_length,  ///< a bounce chunk of a length the transfer cannot have
@@ -54,6 +56,7 @@ struct decoded_cell {
   std::uint64_t cookie = 0;       ///< message: the sender's request; control: the request it is for
   std::uint64_t address = 0;      ///< rts: the payload in the sender; assist: the receiver's buffer
   std::uint64_t peer_cookie = 0;  ///< cts: the receiver's request
+  std::uint64_t segments = 0;     ///< rts: entries of the sender's segment list (0: contiguous)
   std::uint32_t slot = 0;         ///< eager
   std::uint32_t assist_id = 0, assist_chunk = 0;
 };
@@ -102,7 +105,11 @@ inline fault decode_cell(const cell& c, const cell_limits& limits, decoded_cell&
       out.size = body.size;
       out.cookie = body.cookie;
       out.address = body.address;
+      out.segments = body.segments;
       if (out.address == 0) return fault::rts_address;
+      // Entries are never empty, so a list cannot have more of them than the message has bytes:
+      // the receiver reads it in batches, but this bounds the work a forged count can ask for.
+      if (out.segments > out.size) return fault::rts_segments;
       break;
     }
     case kind::ack:
@@ -155,10 +162,24 @@ inline request* control_target(request_table& table, int source, kind how,
   return r;
 }
 
-/// An assist asks the sender to copy `d.size` bytes of send `r`: never more than it sends.
+/// An assist asks the sender to copy `d.size` bytes of send `r`: never more than it sends, and
+/// never for a scattered send (the receiver reads those alone).
 inline fault check_assist(const decoded_cell& d, const request& r) noexcept {
-  return d.size > r.bytes ? fault::assist : fault::none;
+  return d.size > r.bytes || r.segments.count != 0 ? fault::assist : fault::none;
 }
+
+/// Entry `e` of a rendezvous's segment list (read from the sender's memory), after entries
+/// covering `listed` bytes, for a message of `size` bytes: never empty, never beyond the message.
+inline fault check_segment(const iovec& e, std::uint64_t listed, std::uint64_t size) noexcept {
+  return e.iov_len == 0 || listed > size || e.iov_len > size - listed ? fault::segment_list
+                                                                      : fault::none;
+}
+
+/// "entry 3 of the segment list (1 KiB at 0x...) goes beyond the message": a faulty list, for the
+/// error message. `entry` is its index (the list's length when the list ended too early), `listed`
+/// the bytes the entries before it cover.
+std::string describe_segment(const decoded_cell& d, std::uint64_t entry, const iovec* e,
+                             std::uint64_t listed);
 
 /// A bounce chunk's state word `filled` (1 + bytes, 0 free) of a transfer with `left` bytes to go,
 /// in chunks of `chunk_bytes`: only the last chunk may be short. Returns the length in `len`.

@@ -196,7 +196,13 @@ bool engine::emit(int dest, request* r) {
   bool waits = sync;
   r->awaits = static_cast<std::uint8_t>(sync ? kind::ack : kind::none);
   if (r->bytes <= (sync ? inline_sync_capacity : inline_capacity)) {
-    write_inline(*c, r->context, r->tag, r->buffer, r->bytes, sync ? flag::sync : 0);
+    if (r->segments.count != 0) [[unlikely]] {
+      write_inline(*c, r->context, r->tag, nullptr, 0, sync ? flag::sync : 0);
+      c->size = static_cast<std::uint32_t>(r->bytes);
+      gather(r->segments.entries.get(), c->body, r->bytes);
+    } else {
+      write_inline(*c, r->context, r->tag, r->buffer, r->bytes, sync ? flag::sync : 0);
+    }
     if (sync) {
       const std::uint64_t cookie = r->id();
       std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
@@ -205,7 +211,12 @@ bool engine::emit(int dest, request* r) {
     c->flags = sync ? flag::sync : 0;
     c->context = static_cast<std::uint16_t>(r->context);
     c->tag = r->tag;
-    std::memcpy(dom_.slot(dest, static_cast<std::uint32_t>(slot)), r->buffer, r->bytes);
+    void* data = dom_.slot(dest, static_cast<std::uint32_t>(slot));
+    if (r->segments.count != 0) [[unlikely]] {
+      gather(r->segments.entries.get(), data, r->bytes);  // straight into the slot, no staging
+    } else {
+      std::memcpy(data, r->buffer, r->bytes);
+    }
     c->kind = static_cast<std::uint8_t>(kind::eager);
     c->size = static_cast<std::uint32_t>(r->bytes);
     write_body(*c, eager_body{static_cast<std::uint32_t>(slot), 0, sync ? r->id() : 0});
@@ -215,7 +226,12 @@ bool engine::emit(int dest, request* r) {
     c->context = static_cast<std::uint16_t>(r->context);
     c->tag = r->tag;
     c->size = 0;
-    write_body(*c, rts_body{r->bytes, r->id(), reinterpret_cast<std::uint64_t>(r->buffer)});
+    // A scattered send names its segment list; the receiver reads the list, then the segments.
+    const segment_list& parts = r->segments;
+    write_body(*c, rts_body{r->bytes, r->id(),
+                            reinterpret_cast<std::uint64_t>(parts.count != 0 ? parts.entries.get()
+                                                                             : r->buffer),
+                            parts.count});
     waits = true;
     // The receiver pulls the data and sends FIN, or, without single copy, asks for it with CTS.
     r->awaits = static_cast<std::uint8_t>(dom_.single_copy() ? kind::fin : kind::cts);
@@ -366,12 +382,69 @@ request* engine::start_send(std::uint32_t context, const void* buf, std::size_t 
     done->st = state::complete;
     return done;
   }
+  return queue_send(r);
+}
+
+request* engine::queue_send(request* r) {
+  const int dest = r->peer;
   out_channel& ch = out_[dest];
   if (!ch.backlog.empty() || !emit(dest, r)) {
     if (ch.backlog.empty()) ++backlogged_;
     ch.backlog.push_back(pending{r, kind::none, {}});
   }
   return r;
+}
+
+void engine::check_segments(const char* what, const segment_list& data, std::size_t bytes, int peer,
+                            int tag) const {
+  if (!dom_.single_copy()) {
+    base::fail(errc::invalid_argument,
+               "{} on rank {} ({} {}, {}): data in segments needs single copy, which is off", what,
+               rank_, what[0] == 's' ? "to" : "from", peer_text(peer), tag_text(tag));
+  }
+  std::size_t sum = 0;
+  for (std::size_t i = 0; i < data.count; ++i) {
+    const iovec& e = data.entries[i];
+    if (e.iov_base == nullptr || e.iov_len == 0 || e.iov_len > bytes - sum) {
+      base::fail(errc::invalid_argument,
+                 "{} on rank {} ({} {}, {}): segment {} of {} ({} bytes at {}) is null, empty or "
+                 "beyond the {} bytes of the message",
+                 what, rank_, what[0] == 's' ? "to" : "from", peer_text(peer), tag_text(tag), i,
+                 data.count, e.iov_len, e.iov_base, bytes);
+    }
+    sum += e.iov_len;
+  }
+  if (data.count == 0 || sum != bytes) {
+    base::fail(errc::invalid_argument,
+               "{} on rank {} ({} {}, {}): {} segments cover {} bytes, not {}", what, rank_,
+               what[0] == 's' ? "to" : "from", peer_text(peer), tag_text(tag), data.count, sum,
+               bytes);
+  }
+}
+
+request* engine::start_send(std::uint32_t context, segment_list data, std::size_t bytes, int dest,
+                            int tag, send_mode mode) {
+  check_send(context, data.entries.get(), bytes, dest, tag, mode);
+  if (mode == send_mode::buffered) {
+    base::fail(errc::invalid_argument,
+               "send on rank {} to {} ({}): a buffered send cannot take segments", rank_,
+               peer_text(dest), tag_text(tag));
+  }
+  check_segments("send", data, bytes, dest, tag);
+  request* r = requests_.allocate();
+  r->kind = op::send;
+  r->mode = mode == send_mode::synchronous ? mode : send_mode::standard;
+  r->context = context;
+  r->peer = dest;
+  r->tag = tag;
+  r->bytes = bytes;
+  r->segments = std::move(data);
+  r->st = state::queued;
+  if (dest == proc_null) {
+    r->st = state::complete;
+    return r;
+  }
+  return queue_send(r);
 }
 
 void engine::send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
@@ -398,6 +471,26 @@ request* engine::start_recv(std::uint32_t context, void* buf, std::size_t capaci
   r->tag = tag;
   r->buffer = buf;
   r->bytes = capacity;
+  return post_recv(r);
+}
+
+request* engine::start_recv(std::uint32_t context, segment_list data, std::size_t capacity,
+                            int source, int tag) {
+  check_recv(context, data.entries.get(), capacity, source, tag);
+  check_segments("recv", data, capacity, source, tag);
+  request* r = requests_.allocate();
+  r->kind = op::recv;
+  r->context = context;
+  r->peer = source;
+  r->tag = tag;
+  r->bytes = capacity;
+  r->segments = std::move(data);
+  return post_recv(r);
+}
+
+request* engine::post_recv(request* r) {
+  const int source = r->peer, tag = r->tag;
+  const std::uint32_t context = r->context;
   if (source == proc_null) {
     r->result.source = proc_null;
     r->result.tag = any_tag;
@@ -408,7 +501,7 @@ request* engine::start_recv(std::uint32_t context, void* buf, std::size_t capaci
   if (unexpected* u = q.find_unexpected(source, tag)) {
     q.remove_unexpected(u);
     deliver(r, incoming{u->source, u->tag, u->how, u->flags, u->size, u->cookie, u->address,
-                        u->slot, u->data});
+                        u->segments, u->slot, u->data});
     matcher_.release(u);
     return r;
   }
@@ -472,28 +565,48 @@ void engine::deliver(request* r, const incoming& m) {
   if (m.size > r->bytes) r->result.error = errc::truncated;
   switch (m.how) {
     case kind::inline_data:
-      if (n) std::memcpy(r->buffer, m.data, n);
+      if (r->segments.count != 0) [[unlikely]] {
+        scatter(m.data, r->segments.entries.get(), n);
+      } else if (n) {
+        std::memcpy(r->buffer, m.data, n);
+      }
       break;
     case kind::eager: {
       chunk_state& slot_state = dom_.slot_states(rank_)[m.slot];
-      if (n) std::memcpy(r->buffer, dom_.slot(rank_, m.slot), n);
+      if (r->segments.count != 0) [[unlikely]] {
+        scatter(dom_.slot(rank_, m.slot), r->segments.entries.get(), n);  // no staging either
+      } else if (n) {
+        std::memcpy(r->buffer, dom_.slot(rank_, m.slot), n);
+      }
       slot_state.filled.store(0, std::memory_order_release);  // senders may claim it again
       break;
     }
     case kind::rts:
       if (dom_.single_copy()) {
         // The receiver-initiated zero-copy transfer: one copy from the sender's buffer into ours.
-        const bool assisted = n >= tune_.assist_min && m.source != rank_;
+        // Either side in segments: one process_vm_readv per batch of them, and no assist (the
+        // sender's half would need the receiver's list too; not worth it).
+        const bool scattered = r->segments.count != 0 || m.segments != 0;
+        const bool assisted = !scattered && n >= tune_.assist_min && m.source != rank_;
         const int err =
-            assisted ? assisted_read(m.source, r, m, n)
-            : n ? dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address), r->buffer, n)
-                : 0;
+            n == 0      ? 0
+            : scattered ? scattered_read(m.source, r, m, n)
+            : assisted
+                ? assisted_read(m.source, r, m, n)
+                : dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address), r->buffer, n);
         if (err != 0) {
           r->result.error = errc::system;
           r->transferred = static_cast<std::size_t>(err);  // the errno, for the message
         }
         send_control(m.source, kind::fin, control_body{m.cookie, 0});
         break;
+      }
+      // Without single copy the MPI layer packs scattered data itself (the bounce chunks would need
+      // a cursor through the segments on both sides); a peer's segment list here is a forgery.
+      if (m.segments != 0) [[unlikely]] {
+        corrupt(m.source, fmt::format("rendezvous of {} bytes with a segment list of {} entries, "
+                                      "but single copy is off",
+                                      m.size, m.segments));
       }
       r->peer_cookie = m.cookie;
       r->transferred = 0;
@@ -682,7 +795,8 @@ bool engine::handle_cell(int source, cell& c) {
     corrupt(source, core::describe(fault::eager_claim, d, limits_));
   }
   const auto how = d.how;
-  const incoming m{source, d.tag, how, d.flags, d.size, d.cookie, d.address, d.slot, c.body};
+  const incoming m{source,   d.tag,     how,        d.flags, d.size,
+                   d.cookie, d.address, d.segments, d.slot,  c.body};
   context_queues& q = matcher_.queues(d.context);
   if (request* r = q.take_posted(source, m.tag)) {
     deliver(r, m);
@@ -698,6 +812,7 @@ bool engine::handle_cell(int source, cell& c) {
   u->size = m.size;
   u->cookie = m.cookie;
   u->address = m.address;
+  u->segments = m.segments;
   u->slot = m.slot;
   if (how == kind::inline_data && m.size) std::memcpy(u->data, c.body, m.size);
   q.add_unexpected(u);
@@ -825,6 +940,63 @@ int engine::copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t i
     pair.assist_done.fetch_add(len, std::memory_order_acq_rel);
   }
   return err;
+}
+
+// ---------------------------------------------------------------- scattered rendezvous
+
+// The receiver walks both lists at once: its own segments (or its one buffer), and the sender's,
+// read from the sender's memory a batch at a time and checked entry by entry before use (a peer's
+// values are untrusted: an entry may not be empty or reach beyond the size the RTS announced, and
+// the entries must cover exactly that size). Each step moves what the two sides' next batches
+// have in common with one process_vm_readv. Memory: three batches of iovecs, whatever the lists.
+int engine::scattered_read(int source, request* r, const incoming& m, std::size_t bytes) {
+  if (!segment_scratch_) segment_scratch_ = std::make_unique<iovec[]>(3 * segment_batch);
+  iovec* const list = segment_scratch_.get();
+  iovec* const local_batch = list + segment_batch;
+  iovec* const remote_batch = local_batch + segment_batch;
+  const iovec whole_local{r->buffer, r->bytes};
+  const iovec whole_remote{reinterpret_cast<void*>(m.address), m.size};
+  segment_cursor local = r->segments.count != 0
+                             ? segment_cursor{r->segments.entries.get(), r->segments.count, 0}
+                             : segment_cursor{&whole_local, 1, 0};
+  segment_cursor remote = m.segments != 0 ? segment_cursor{} : segment_cursor{&whole_remote, 1, 0};
+  decoded_cell d;  // for the error messages
+  d.how = kind::rts;
+  d.size = m.size;
+  d.cookie = m.cookie;
+  d.address = m.address;
+  d.segments = m.segments;
+  std::uint64_t fetched = 0;  // entries of the sender's list read so far
+  std::uint64_t listed = 0;   // the bytes they cover
+  for (std::size_t left = bytes; left > 0;) {
+    if (remote.at_end()) {  // only for a list: a whole remote buffer holds m.size >= bytes
+      const std::uint64_t k = std::min<std::uint64_t>(segment_batch, m.segments - fetched);
+      if (k == 0) corrupt(source, describe_segment(d, fetched, nullptr, listed));
+      const auto* at = reinterpret_cast<const void*>(m.address + fetched * sizeof(iovec));
+      if (const int err = dom_.read_peer(source, at, list, k * sizeof(iovec))) return err;
+      for (std::uint64_t i = 0; i < k; ++i) {
+        if (check_segment(list[i], listed, m.size) != fault::none) [[unlikely]] {
+          corrupt(source, describe_segment(d, fetched + i, &list[i], listed));
+        }
+        listed += list[i].iov_len;
+      }
+      fetched += k;
+      remote = segment_cursor{list, static_cast<std::size_t>(k), 0};
+    }
+    std::size_t nl = 0, nr = 0;
+    std::size_t step = local.peek(local_batch, segment_batch, left, nl);
+    const std::size_t remote_step = remote.peek(remote_batch, segment_batch, step, nr);
+    if (remote_step < step) step = local.peek(local_batch, segment_batch, remote_step, nl);
+    if (const int err = dom_.read_peer(source, local_batch, nl, remote_batch, nr)) return err;
+    local.advance(step);
+    remote.advance(step);
+    left -= step;
+  }
+  // The whole message was read: entries not fetched yet would lie beyond it (none is empty).
+  if (m.segments != 0 && bytes == m.size && fetched < m.segments) [[unlikely]] {
+    corrupt(source, describe_segment(d, fetched, nullptr, listed));
+  }
+  return 0;
 }
 
 // ---------------------------------------------------------------- the fallback copy path

@@ -63,6 +63,16 @@ class engine {
   request* start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                       send_mode mode);
   request* start_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag);
+  /// The same with the data in segments (core/segments.hpp; their lengths add up to `bytes`),
+  /// which the request keeps until it completes. Single copy must be on, and the mode not
+  /// buffered: the MPI layer packs in those cases. A rendezvous publishes the list itself, and the
+  /// receiver reads the segments straight out of this process.
+  request* start_send(std::uint32_t context, segment_list data, std::size_t bytes, int dest,
+                      int tag, send_mode mode);
+  /// A receive into segments (their lengths add up to `capacity`), kept until it completes.
+  /// Single copy must be on.
+  request* start_recv(std::uint32_t context, segment_list data, std::size_t capacity, int source,
+                      int tag);
   /// A standard send that fits one cell and finds room in the ring now: written, published and
   /// complete on return (true). False, with nothing done, otherwise.
   bool try_send_inline(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
@@ -200,6 +210,7 @@ class engine {
     std::size_t size;
     std::uint64_t cookie;
     std::uint64_t address;
+    std::uint64_t segments;
     std::uint32_t slot;
     const unsigned char* data;
   };
@@ -230,6 +241,12 @@ class engine {
   cell* claim_cell(out_channel& ch, std::uint64_t reserve) noexcept;
   void publish(out_channel& ch, int dest, cell* c) noexcept;
   bool emit(int dest, request* r);
+  /// Puts a started send to `dest` on its way: emitted now, or queued behind the backlog.
+  request* queue_send(request* r);
+  /// Matches a started receive against the unexpected messages, or posts it.
+  request* post_recv(request* r);
+  void check_segments(const char* what, const segment_list& data, std::size_t bytes, int peer,
+                      int tag) const;
   template <class Body>
   void send_control(int dest, kind how, const Body& body) {
     static_assert(sizeof(Body) <= sizeof(cell::body));
@@ -255,6 +272,9 @@ class engine {
   void deliver(request* r, const incoming& m);
   void start_bounce_recv(int source, request* r);
   int assisted_read(int source, request* r, const incoming& m, std::size_t bytes);
+  /// A single-copy rendezvous where either side is in segments: reads the sender's list in
+  /// batches, checks it, and copies `bytes` with one process_vm_readv per batch. 0 or an errno.
+  int scattered_read(int source, request* r, const incoming& m, std::size_t bytes);
   /// Claims and copies chunks of assisted transfer `id` until none is left; `copy(offset, len)`
   /// returns 0 or an errno. Returns the first errno met.
   template <class Copy>
@@ -288,6 +308,8 @@ class engine {
   std::size_t backlogged_ = 0;        ///< channels with a non-empty backlog
   std::size_t bounces_ = 0;           ///< bounce transfers in progress (either side)
   std::vector<request*> activities_;  ///< collectives in flight
+  /// scattered_read()'s iovecs: a batch of the sender's list, and one batch per side for a call.
+  std::unique_ptr<iovec[]> segment_scratch_;
   context_pool contexts_;
   area_pool areas_{dom_};
   int next_source_ = 0;  ///< where the next progress pass starts draining (round robin)

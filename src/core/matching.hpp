@@ -29,9 +29,10 @@ struct unexpected {
   kind how = kind::none;
   std::uint8_t flags = 0;
   std::size_t size = 0;
-  std::uint64_t cookie = 0;   // sync inline/eager: the sender's request; rts: likewise
-  std::uint64_t address = 0;  // rts: the payload in the sender's memory
-  std::uint32_t slot = 0;     // eager: the slot in this rank's pool
+  std::uint64_t cookie = 0;    // sync inline/eager: the sender's request; rts: likewise
+  std::uint64_t address = 0;   // rts: the payload in the sender's memory (or its segment list)
+  std::uint64_t segments = 0;  // rts: entries of the segment list at address (0: contiguous)
+  std::uint32_t slot = 0;      // eager: the slot in this rank's pool
   unsigned char data[inline_capacity];
 };
 

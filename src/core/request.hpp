@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/activity.hpp"
+#include "core/segments.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl::core {
@@ -43,6 +44,9 @@ struct request {
   int tag = 0;
   void* buffer = nullptr;
   std::size_t bytes = 0;  ///< send: message size; recv: buffer capacity
+  /// When count > 0, the data is in these segments instead of `buffer` (null): their lengths add up
+  /// to `bytes` (core/segments.hpp). Only with single copy on.
+  segment_list segments;
   std::uint64_t post_order = 0;
   status result;
   std::size_t message_bytes = 0;       ///< recv: the size the sender sent (for truncation reports)
@@ -76,6 +80,7 @@ class request_table {
   }
   void release(request* r) noexcept {
     r->owned.reset();
+    r->segments.entries.reset();
     r->work.reset();
     r->source_ranks.reset();
     r->st = state::free;

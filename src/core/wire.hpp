@@ -41,7 +41,10 @@ struct eager_body {
 struct rts_body {
   std::uint64_t size;
   std::uint64_t cookie;   // the sender's request
-  std::uint64_t address;  // the payload in the sender's memory
+  std::uint64_t address;  // the payload in the sender's memory, or its segment list (below)
+  /// 0: the payload is `size` bytes at `address`. Otherwise it is scattered: `address` is an array
+  /// of this many iovecs {base, length} in the sender's memory, whose lengths add up to `size`.
+  std::uint64_t segments;
 };
 struct control_body {
   std::uint64_t cookie;       // the request the control cell is about (at its destination)

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "core/segments.hpp"
 #include "mpi/objects.hpp"
 
 namespace rmpl::mpi {
@@ -38,6 +39,14 @@ void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out
 /// whole elements, then the part of the next one that `bytes` covers.
 void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
             const rmpl_mpi_datatype& t);
+
+/// The data of `count` elements of `t` at `buf` as (address, length) segments in type-map order,
+/// adjacent ones merged, for the kernel to move without packing (core/segments.hpp). Empty when
+/// there is no data, or when more than `eager_max` bytes (a rendezvous) would come in segments too
+/// short on average (under RMPL_SEGMENT_MIN bytes, 4096 by default): then packing costs less than
+/// process_vm_readv's work per segment.
+core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t,
+                               std::size_t eager_max);
 
 /// MPI_Get_elements: the basic elements (ints, doubles...) that `bytes` of data of `t` hold, or
 /// MPI_UNDEFINED when `bytes` ends inside one (elements.cpp).

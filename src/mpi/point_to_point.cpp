@@ -1,9 +1,15 @@
 // Point-to-point communication (MPI-3.1 chapter 3) over the kernel's sends and receives. Data of
-// a contiguous datatype goes straight from and to the program's buffer; other datatypes are packed
-// into a staging copy before a send and unpacked after a receive.
+// a contiguous datatype goes straight from and to the program's buffer. Other datatypes go to the
+// kernel as lists of (address, length) segments (mpi/datatypes.hpp segments_of), which it gathers
+// into cells and slots, scatters out of them, and moves with process_vm_readv between the two
+// lists for a rendezvous: no staging copy. They are packed into a staging copy before a send and
+// unpacked after a receive only when single copy is off (the bounce chunks take one buffer), for
+// buffered sends (the kernel copies those anyway), and for a rendezvous whose segments are too
+// short to pay (RMPL_SEGMENT_MIN, pack.cpp).
 #include <cstring>
 #include <memory>
 
+#include "api/communicator.hpp"
 #include "api/runtime.hpp"
 #include "core/engine.hpp"
 #include "mpi/call.hpp"
@@ -16,29 +22,44 @@ struct rmpl_mpi_message rmpl_mpi_message_no_proc;
 namespace rmpl::mpi {
 namespace {
 
-/// What a send puts on the wire: the program's own bytes, or a packed copy (held in `staging`).
+/// Whether the kernel takes data in segments now (it needs single copy).
+bool segments_allowed() {
+  return api::kernel().fabric().single_copy();
+}
+
+/// What a send puts on the wire: the program's own bytes, their segments (`segments.count` > 0,
+/// `data` null), or a packed copy (held in `staging`).
 struct outgoing {
   const void* data;
   std::size_t bytes;
   std::unique_ptr<std::byte[]> staging;
+  core::segment_list segments;
 };
 
-outgoing outgoing_of(const void* buf, int n, MPI_Datatype type) {
+outgoing outgoing_of(const void* buf, int n, MPI_Datatype type, send_mode mode) {
   const rmpl_mpi_datatype& t = datatype(type);
   count(n);
   buffer(buf, n, t);
   const std::size_t bytes = data_bytes(t, n);
-  if (t.contiguous) return {data_start(buf, t), bytes, nullptr};
+  if (t.contiguous) return {data_start(buf, t), bytes, nullptr, {}};
+  if (mode != send_mode::buffered && segments_allowed()) {
+    if (core::segment_list parts = segments_of(buf, n, t, api::kernel().tune().eager_max);
+        parts.count != 0) {
+      return {nullptr, bytes, nullptr, std::move(parts)};
+    }
+  }
   auto staging = std::make_unique<std::byte[]>(bytes ? bytes : 1);
   pack(buf, n, t, staging.get());
-  return {staging.get(), bytes, std::move(staging)};
+  return {staging.get(), bytes, std::move(staging), {}};
 }
 
-/// Where a receive puts the message: the program's buffer, or a staging copy unpacked afterwards.
+/// Where a receive puts the message: the program's buffer, its segments (`segments.count` > 0,
+/// `data` null), or a staging copy unpacked afterwards.
 struct incoming {
   void* data;
   std::size_t capacity;
   std::unique_ptr<std::byte[]> staging;
+  core::segment_list segments;
   const rmpl_mpi_datatype* type;
   void* user;
   int count;
@@ -57,10 +78,69 @@ incoming incoming_of(void* buf, int n, MPI_Datatype type) {
   count(n);
   buffer(buf, n, t);
   const std::size_t bytes = data_bytes(t, n);
-  if (t.contiguous) return {data_start(buf, t), bytes, nullptr, &t, buf, n, nullptr};
+  if (t.contiguous) return {data_start(buf, t), bytes, nullptr, {}, &t, buf, n, nullptr};
+  if (segments_allowed()) {
+    if (core::segment_list parts = segments_of(buf, n, t, api::kernel().tune().eager_max);
+        parts.count != 0) {
+      return {nullptr, bytes, nullptr, std::move(parts), &t, buf, n, nullptr};
+    }
+  }
   auto staging = std::make_unique<std::byte[]>(bytes ? bytes : 1);
   std::byte* data = staging.get();
-  return {data, bytes, std::move(staging), &t, buf, n, nullptr};
+  return {data, bytes, std::move(staging), {}, &t, buf, n, nullptr};
+}
+
+/// Starts the kernel send of `out` (in segments, or from one buffer: its own or the staging copy)
+/// to rank `dest` of `c`; `operation` names the call in a rank error.
+core::request* kernel_send(const rmpl_mpi_comm& c, outgoing& out, int dest, int tag, send_mode mode,
+                           const char* operation) {
+  core::engine& e = api::kernel();
+  const int to = api::world_dest(*c.impl, dest, operation);
+  if (out.segments.count != 0) {
+    return e.start_send(c.impl->kernel.context, std::move(out.segments), out.bytes, to, tag, mode);
+  }
+  return e.start_send(c.impl->kernel.context, out.data, out.bytes, to, tag, mode);
+}
+
+/// Starts the kernel receive into `in` from rank `source` of `c` (or a wildcard); its status's
+/// source comes back as a rank of `c`.
+core::request* kernel_recv(const rmpl_mpi_comm& c, incoming& in, int source, int tag,
+                           const char* operation) {
+  core::engine& e = api::kernel();
+  const int from = api::world_peer(*c.impl, source, operation);
+  core::request* r =
+      in.segments.count != 0
+          ? e.start_recv(c.impl->kernel.context, std::move(in.segments), in.capacity, from, tag)
+          : e.start_recv(c.impl->kernel.context, in.data, in.capacity, from, tag);
+  r->source_ranks = c.impl->kernel.local;
+  return r;
+}
+
+/// Waits for kernel request `r` and takes its status (throws its error).
+rmpl::status complete_kernel(core::request* r) {
+  core::engine& e = api::kernel();
+  e.wait(r);
+  return e.finish(r);
+}
+
+/// The general MPI_Sendrecv: receive posted first, then the send, then the receive waited for.
+rmpl::status exchange_with(const rmpl_mpi_comm& c, outgoing& out, int dest, int sendtag,
+                           incoming& in, int source, int recvtag) {
+  if (out.segments.count == 0 && in.segments.count == 0) {
+    return detail::sendrecv(*c.impl, out.data, out.bytes, dest, sendtag, in.data, in.capacity,
+                            source, recvtag);
+  }
+  core::engine& e = api::kernel();
+  api::world_dest(*c.impl, dest, "sendrecv");  // a bad destination fails before the receive
+  core::request* r = kernel_recv(c, in, source, recvtag, "sendrecv");
+  try {
+    complete_kernel(kernel_send(c, out, dest, sendtag, send_mode::standard, "sendrecv"));
+  } catch (...) {
+    e.cancel(r);
+    if (r->done()) e.free_request(r);
+    throw;
+  }
+  return complete_kernel(r);
 }
 
 /// Whether `n` elements of `t` at `buf` go to the kernel as they are (the common case, checked
@@ -122,7 +202,11 @@ inline bool fast_send(const void* buf, int n, MPI_Datatype type, int dest, int t
                        k.to_world(dest), tag, mode);
     return;
   }
-  const outgoing out = outgoing_of(buf, n, type);
+  outgoing out = outgoing_of(buf, n, type, mode);
+  if (out.segments.count != 0) {
+    complete_kernel(kernel_send(target, out, dest, tag, mode, "send"));
+    return;
+  }
   detail::send(*target.impl, out.data, out.bytes, dest, tag, mode);
 }
 
@@ -146,8 +230,10 @@ inline bool fast_send(const void* buf, int n, MPI_Datatype type, int dest, int t
     to_mpi(s, status);
     return;
   }
-  const incoming in = incoming_of(buf, n, type);
-  const rmpl::status s = detail::recv(*target.impl, in.data, in.capacity, source, tag);
+  incoming in = incoming_of(buf, n, type);
+  const rmpl::status s = in.segments.count != 0
+                             ? complete_kernel(kernel_recv(target, in, source, tag, "recv"))
+                             : detail::recv(*target.impl, in.data, in.capacity, source, tag);
   in.deliver(s.bytes);
   to_mpi(s, status);
 }
@@ -158,10 +244,9 @@ inline bool fast_send(const void* buf, int n, MPI_Datatype type, int dest, int t
                                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                 int source, int recvtag, MPI_Comm c, MPI_Status* status) {
   const rmpl_mpi_comm& target = comm(c);
-  const outgoing out = outgoing_of(sendbuf, sendcount, sendtype);
-  const incoming in = incoming_of(recvbuf, recvcount, recvtype);
-  const rmpl::status s = detail::sendrecv(*target.impl, out.data, out.bytes, dest, sendtag, in.data,
-                                          in.capacity, source, recvtag);
+  outgoing out = outgoing_of(sendbuf, sendcount, sendtype, send_mode::standard);
+  incoming in = incoming_of(recvbuf, recvcount, recvtype);
+  const rmpl::status s = exchange_with(target, out, dest, sendtag, in, source, recvtag);
   in.deliver(s.bytes);
   to_mpi(s, status);
 }
@@ -175,7 +260,12 @@ MPI_Request start_send(const void* buf, int n, MPI_Datatype type, int dest, int 
     return make_request(c, request_kind::send, r->id());
   }
   const rmpl_mpi_comm& target = comm(c);
-  outgoing out = outgoing_of(buf, n, type);
+  outgoing out = outgoing_of(buf, n, type, mode);
+  if (out.segments.count != 0) {
+    // The kernel request owns the segment list: the program may free the type meanwhile.
+    return make_request(c, request_kind::send,
+                        kernel_send(target, out, dest, tag, mode, "isend")->id());
+  }
   const detail::request_id id = detail::isend(*target.impl, out.data, out.bytes, dest, tag, mode);
   MPI_Request r = make_request(c, request_kind::send, id);
   r->staging = std::move(out.staging);
@@ -194,6 +284,9 @@ MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
   }
   const rmpl_mpi_comm& target = comm(c);
   incoming in = incoming_of(buf, n, type);
+  if (in.segments.count != 0) {
+    return make_request(c, request_kind::recv, kernel_recv(target, in, source, tag, "irecv")->id());
+  }
   const detail::request_id id = detail::irecv(*target.impl, in.data, in.capacity, source, tag);
   if (!in.staging) return make_request(c, request_kind::recv, id);
   auto staged = std::make_shared<incoming>(std::move(in));
@@ -502,9 +595,9 @@ int PMPI_Sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sen
     const std::size_t bytes = data_bytes(t, n);
     auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
     pack(buf, n, t, copy.get());
-    const incoming in = incoming_of(buf, n, type);
-    const rmpl::status s = rmpl::detail::sendrecv(*target.impl, copy.get(), bytes, dest, sendtag,
-                                                  in.data, in.capacity, source, recvtag);
+    outgoing out{copy.get(), bytes, std::move(copy), {}};
+    incoming in = incoming_of(buf, n, type);
+    const rmpl::status s = exchange_with(target, out, dest, sendtag, in, source, recvtag);
     in.deliver(s.bytes);
     to_mpi(s, status);
     return MPI_SUCCESS;

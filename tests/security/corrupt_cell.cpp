@@ -4,6 +4,8 @@
 // progress find it and checks the error; a case whose cell is acted on instead fails.
 //
 //   corrupt_cell <case>    (cases: see the table below; CTest runs each)
+// The segment_* cases forge a scattered rendezvous (the sender's RTS names a list of iovecs in its
+// memory, which the receiver reads once matched): each list breaks one rule of cell_check.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -40,6 +42,9 @@ int main(int argc, char** argv) {
     return send->id();
   };
 
+  // The faulty segment lists of the segment_* cases, their data, and a buffer to receive into.
+  std::vector<iovec> list;
+  std::vector<char> payload(4096, 'y'), into(4096);
   cell forged{};
   std::string expected;
   if (which == "inline_size") {
@@ -69,8 +74,37 @@ int main(int argc, char** argv) {
     expected = "eager slot 3 that this sender did not claim";
   } else if (which == "rts_address") {
     set(forged, kind::rts);
-    rmpl::core::write_body(forged, rmpl::core::rts_body{100, 1, 0});
+    rmpl::core::write_body(forged, rmpl::core::rts_body{100, 1, 0, 0});
     expected = "without an address";
+  } else if (which == "rts_segments") {
+    set(forged, kind::rts);
+    rmpl::core::write_body(forged, rmpl::core::rts_body{100, 1, 0x1000, 101});
+    expected = "segment list of 101 entries (more than bytes)";
+  } else if (which.starts_with("segment_")) {
+    // A rendezvous of `size` bytes whose segment list (in this process) is faulty; a receive is
+    // posted first, so the receiver reads the list as soon as it finds the cell.
+    std::uint64_t size = 100;
+    if (which == "segment_long") {  // 60 + 60 bytes for a message of 100
+      list = {{payload.data(), 60}, {payload.data() + 60, 60}};
+      expected = "entry 1 (60 bytes at";
+    } else if (which == "segment_short") {
+      list = {{payload.data(), 40}};
+      expected = "cover only 40 bytes";
+    } else if (which == "segment_empty") {
+      list = {{payload.data(), 0}, {payload.data(), 100}};
+      expected = "entry 0 is empty";
+    } else if (which == "segment_unread") {  // the first batch covers the message, more follow
+      size = 2048;
+      list.assign(1100, iovec{payload.data(), 1});
+      for (std::size_t i = 0; i < rmpl::core::segment_batch; ++i) list[i].iov_len = 2;
+      expected = "entries 1024 on lie beyond the message";
+    }
+    engine.start_recv(0, into.data(), into.size(), me, 1);
+    set(forged, kind::rts);
+    rmpl::core::write_body(
+        forged,
+        rmpl::core::rts_body{size, 1, reinterpret_cast<std::uint64_t>(list.data()), list.size()});
+    if (!engine.fabric().single_copy()) expected = "but single copy is off";
   } else if (which == "fin_forged") {
     set(forged, kind::fin);
     rmpl::core::write_body(forged, rmpl::core::control_body{0x1234567800000001ull, 0});

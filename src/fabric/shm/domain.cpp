@@ -180,6 +180,11 @@ int domain::read_peer(int peer, const void* remote, void* local, std::size_t byt
   return read_from_process(pids_[peer], remote, local, bytes);
 }
 
+int domain::read_peer(int peer, iovec* local, std::size_t nlocal, iovec* remote,
+                      std::size_t nremote) const noexcept {
+  return read_from_process(pids_[peer], local, nlocal, remote, nremote);
+}
+
 int domain::write_peer(int peer, void* remote, const void* local,
                        std::size_t bytes) const noexcept {
   return write_to_process(pids_[peer], remote, local, bytes);

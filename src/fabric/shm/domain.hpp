@@ -5,6 +5,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <atomic>
 #include <cstddef>
@@ -62,7 +63,8 @@ class domain {
            std::size_t(i) * p_.bounce_chunk_bytes;
   }
 
-  // ---- collective areas: coll_slots per rank, each held by at most one communicator at a time ----
+  // ---- collective areas: coll_slots per rank, each held by at most one communicator at a time
+  // ----
   area_flags& area(int r, int slot) const noexcept {
     return *reinterpret_cast<area_flags*>(colls_ +
                                           (std::size_t(r) * p_.coll_slots + slot) * coll_bytes_);
@@ -113,6 +115,10 @@ class domain {
   std::string single_copy_reason() const;
   /// Copies `bytes` at `remote` in `peer`'s memory into `local`; returns 0 or an errno.
   int read_peer(int peer, const void* remote, void* local, std::size_t bytes) const noexcept;
+  /// Copies the segments `remote` of `peer`'s memory into the segments `local` (at most IOV_MAX
+  /// entries each; both consumed as the copy goes); returns 0 or an errno.
+  int read_peer(int peer, iovec* local, std::size_t nlocal, iovec* remote,
+                std::size_t nremote) const noexcept;
   /// Copies `bytes` from `local` to `remote` in `peer`'s memory; returns 0 or an errno.
   int write_peer(int peer, void* remote, const void* local, std::size_t bytes) const noexcept;
 

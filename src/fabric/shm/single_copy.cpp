@@ -47,6 +47,42 @@ int write_to_process(pid_t pid, void* remote, const void* local, std::size_t byt
                    reinterpret_cast<std::uintptr_t>(remote), bytes);
 }
 
+int read_from_process(pid_t pid, iovec* local, std::size_t nlocal, iovec* remote,
+                      std::size_t nremote) noexcept {
+  // Both lists are consumed from the front: after a partial transfer (the kernel stops at
+  // MAX_RW_COUNT, or early for its own reasons) the entries done are dropped and the first
+  // remaining one of each side is trimmed.
+  auto skip = [](iovec*& v, std::size_t& n, std::size_t bytes) noexcept {
+    while (n > 0 && bytes >= v->iov_len) {
+      bytes -= v->iov_len;
+      ++v;
+      --n;
+    }
+    if (n > 0 && bytes > 0) {
+      v->iov_base = static_cast<char*>(v->iov_base) + bytes;
+      v->iov_len -= bytes;
+    }
+  };
+  auto total = [](const iovec* v, std::size_t n) noexcept {
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += v[i].iov_len;
+    return sum;
+  };
+  std::size_t left = std::min(total(local, nlocal), total(remote, nremote));
+  while (left > 0) {
+    const ssize_t done = ::process_vm_readv(pid, local, nlocal, remote, nremote, 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (done == 0) return EFAULT;
+    skip(local, nlocal, static_cast<std::size_t>(done));
+    skip(remote, nremote, static_cast<std::size_t>(done));
+    left -= static_cast<std::size_t>(done);
+  }
+  return 0;
+}
+
 void allow_peer_reads() noexcept {
 #ifdef PR_SET_PTRACER
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cstddef>
 #include <string>
@@ -13,6 +14,12 @@ namespace rmpl::fabric::shm {
 /// Copies `bytes` from `remote` in process `pid` into `local`. Returns 0 or the errno that stopped
 /// it.
 int read_from_process(pid_t pid, const void* remote, void* local, std::size_t bytes) noexcept;
+
+/// Copies from the segments `remote` (in process `pid`) into the segments `local`, as many bytes as
+/// the shorter list holds, in type order; at most IOV_MAX entries on each side. The entries are
+/// consumed (modified) as the copy goes. Returns 0 or the errno that stopped it.
+int read_from_process(pid_t pid, iovec* local, std::size_t nlocal, iovec* remote,
+                      std::size_t nremote) noexcept;
 
 /// Copies `bytes` from `local` to `remote` in process `pid`. Returns 0 or the errno that stopped
 /// it.
