@@ -3,7 +3,8 @@
  * collective algorithms are rmpl's own, shared with its C++ and C APIs.
  *
  * What is here: MPI-3.1's point-to-point chapter, derived datatypes, collectives (blocking and
- * nonblocking), operators, groups, communicators, attribute caching, Cartesian topologies, the
+ * nonblocking), operators, groups, communicators, attribute caching, Cartesian, graph and
+ * distributed graph topologies with their neighbourhood collectives, the
  * environment, error handlers and Info objects as far as those need them. What is not (yet): one-sided
  * communication (windows), MPI-IO, dynamic processes, the tools interface, Fortran bindings. A
  * program that calls a function that is not here fails to link, with the function's name.
