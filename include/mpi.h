@@ -4,9 +4,10 @@
  *
  * What is here: MPI-3.1's point-to-point chapter, derived datatypes (distributed arrays included),
  * MPI_Pack_external in "external32", collectives (blocking and nonblocking), operators, groups,
- * communicators, attribute caching, Cartesian topologies, the environment, error handlers, Info
- * objects as far as those need them, generalized requests, and the C side of handle conversion
- * (MPI_Comm_c2f...). What is not (yet): one-sided
+ * communicators, attribute caching, Cartesian, graph and distributed graph topologies with their
+ * neighbourhood collectives, the environment, error handlers, Info objects as far as those need
+ * them, generalized requests, and the C side of handle conversion (MPI_Comm_c2f...). What is not
+ * (yet): one-sided
  * communication (windows), MPI-IO, dynamic processes, the tools interface, Fortran bindings. A
  * program that calls a function that is not here fails to link, with the function's name.
  *
@@ -82,6 +83,12 @@ enum { MPI_THREAD_SINGLE = 0, MPI_THREAD_FUNNELED = 1, MPI_THREAD_SERIALIZED = 2
 enum { MPI_IDENT = 0, MPI_CONGRUENT = 1, MPI_SIMILAR = 2, MPI_UNEQUAL = 3 };
 /* MPI_Topo_test. */
 enum { MPI_GRAPH = 1, MPI_CART = 2, MPI_DIST_GRAPH = 3 };
+/* The weights arguments of the distributed graph constructors: no weights at all, or none here
+ * (a degree of zero) in a weighted graph. Addresses of the library's own (compared, never read):
+ * a constant like (int*)1 passed for an array parameter makes GCC warn (-Wstringop-overread). */
+extern int rmpl_mpi_unweighted[], rmpl_mpi_weights_empty[];
+#define MPI_UNWEIGHTED (rmpl_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (rmpl_mpi_weights_empty)
 /* MPI_Comm_split_type. */
 enum { MPI_COMM_TYPE_SHARED = 1 };
 /* MPI_Type_create_subarray and darray. */
@@ -628,6 +635,66 @@ RMPL_MPI_FN(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm
 RMPL_MPI_FN(Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[],
                        int* newrank))
 RMPL_MPI_FN(Topo_test, (MPI_Comm comm, int* status))
+
+/* Graph and distributed graph topologies (src/mpi/graph.cpp) */
+RMPL_MPI_FN(Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                           int reorder, MPI_Comm* comm_graph))
+RMPL_MPI_FN(Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges))
+RMPL_MPI_FN(Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+RMPL_MPI_FN(Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))
+RMPL_MPI_FN(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+RMPL_MPI_FN(Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                        int* newrank))
+RMPL_MPI_FN(Dist_graph_create_adjacent,
+            (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+             int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+             int reorder, MPI_Comm* comm_dist_graph))
+RMPL_MPI_FN(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[],
+                                const int degrees[], const int destinations[],
+                                const int weights[], MPI_Info info, int reorder,
+                                MPI_Comm* comm_dist_graph))
+RMPL_MPI_FN(Dist_graph_neighbors_count, (MPI_Comm comm, int* indegree, int* outdegree,
+                                         int* weighted))
+RMPL_MPI_FN(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[],
+                                   int sourceweights[], int maxoutdegree, int destinations[],
+                                   int destweights[]))
+
+/* Neighbourhood collectives on Cartesian, graph and distributed graph communicators
+ * (src/mpi/collectives.cpp) */
+RMPL_MPI_FN(Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoallv, (const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_alltoallv, (const void* sendbuf, const int sendcounts[],
+                                  const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                  const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoallw, (const void* sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_alltoallw, (const void* sendbuf, const int sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  MPI_Request* request))
 
 /* Info objects (src/mpi/info.cpp) */
 RMPL_MPI_FN(Info_create, (MPI_Info* info))

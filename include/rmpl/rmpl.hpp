@@ -131,6 +131,11 @@ request_id iallgatherv(const comm_impl& c, bytes_in in, bytes_out out, counts re
 request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out);
 request_id ialltoallv(const comm_impl& c, bytes_in in, counts send_counts, counts send_displs,
                       bytes_out out, counts recv_counts, counts recv_displs);
+/// Block i of `in` to destinations[i], block i of `out` from sources[i] (proc_null: skipped); the
+/// MPI layer's neighbourhood collectives.
+request_id ineighbor_exchange(const comm_impl& c, bytes_in in, std::span<const int> destinations,
+                              counts send_counts, counts send_displs, bytes_out out,
+                              std::span<const int> sources, counts recv_counts, counts recv_displs);
 
 template <class R>
 bytes_in bytes_of(const R& r) {

@@ -1,8 +1,8 @@
 // The collectives of the C++ API (include/rmpl/rmpl.hpp): each starts the coll layer's operation
 // on the communicator's kernel view and hands back the request's id.
+#include "coll/collectives.hpp"
 #include "api/communicator.hpp"
 #include "api/runtime.hpp"
-#include "coll/collectives.hpp"
 
 namespace rmpl::detail {
 namespace {
@@ -67,8 +67,15 @@ request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out) {
 }
 request_id ialltoallv(const comm_impl& c, bytes_in in, counts send_counts, counts send_displs,
                       bytes_out out, counts recv_counts, counts recv_displs) {
-  return coll::start_alltoallv(on(c), in, send_counts, send_displs, out, recv_counts,
-                               recv_displs)
+  return coll::start_alltoallv(on(c), in, send_counts, send_displs, out, recv_counts, recv_displs)
+      ->id();
+}
+request_id ineighbor_exchange(const comm_impl& c, bytes_in in, std::span<const int> destinations,
+                              counts send_counts, counts send_displs, bytes_out out,
+                              std::span<const int> sources, counts recv_counts,
+                              counts recv_displs) {
+  return coll::start_neighbor_exchange(on(c), in, destinations, send_counts, send_displs, out,
+                                       sources, recv_counts, recv_displs)
       ->id();
 }
 

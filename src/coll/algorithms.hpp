@@ -96,6 +96,16 @@ task alltoall_linear(exchange x, const_bytes in, layout send, bytes out, layout 
 task alltoall_pairwise(exchange x, const_bytes in, layout send, bytes out, layout recv);
 task alltoall_bruck(exchange x, const_bytes in, bytes out);
 
+// neighbor.cpp
+/// One side of a neighbourhood exchange: entry i is the block (bytes) of `blocks` that goes to or
+/// comes from rank `peers[i]`, in the order the messages are posted; a negative peer (proc_null)
+/// is no neighbour and its block is left alone.
+struct neighbors {
+  std::vector<int> peers;
+  layout blocks;
+};
+task neighbor_exchange(exchange x, const_bytes in, neighbors to, bytes out, neighbors from);
+
 // reduce_scatter.cpp (`recv` gives each rank's share of the reduced vector, in bytes)
 task reduce_scatter_recursive_halving(exchange x, const_bytes in, bytes out, layout recv,
                                       reduction op);

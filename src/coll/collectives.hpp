@@ -38,8 +38,8 @@ core::request* start_reduce_scatter_block(const target& t, const_bytes in, bytes
 core::request* start_reduce_scatter(const target& t, const_bytes in, bytes out, sizes counts,
                                     const reduction& op);
 core::request* start_gather(const target& t, const_bytes in, bytes out, int root);
-core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts,
-                             sizes displs, int root);
+core::request* start_gatherv(const target& t, const_bytes in, bytes out, sizes counts, sizes displs,
+                             int root);
 core::request* start_scatter(const target& t, const_bytes in, bytes out, int root);
 core::request* start_scatterv(const target& t, const_bytes in, sizes counts, sizes displs,
                               bytes out, int root);
@@ -48,7 +48,14 @@ core::request* start_allgatherv(const target& t, const_bytes in, bytes out, size
                                 sizes displs);
 core::request* start_alltoall(const target& t, const_bytes in, bytes out);
 core::request* start_alltoallv(const target& t, const_bytes in, sizes send_counts,
-                               sizes send_displs, bytes out, sizes recv_counts,
-                               sizes recv_displs);
+                               sizes send_displs, bytes out, sizes recv_counts, sizes recv_displs);
+/// The neighbourhood exchange: block i of `in` (send_counts[i] bytes at send_displs[i]) goes to
+/// rank destinations[i], block i of `out` comes from rank sources[i]; proc_null entries are
+/// skipped. Every member of the communicator calls it (it is numbered as any collective), each
+/// with its own lists.
+core::request* start_neighbor_exchange(const target& t, const_bytes in,
+                                       std::span<const int> destinations, sizes send_counts,
+                                       sizes send_displs, bytes out, std::span<const int> sources,
+                                       sizes recv_counts, sizes recv_displs);
 
 }  // namespace rmpl::coll

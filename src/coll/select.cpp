@@ -19,28 +19,40 @@ constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination", "sha
 constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather",
                                                      "shared"};
 constexpr std::string_view reduce_algorithms[] = {"auto", "binomial", "rabenseifner", "shared"};
-constexpr std::string_view allreduce_algorithms[] = {
-    "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_broadcast", "shared"};
+constexpr std::string_view allreduce_algorithms[] = {"auto", "recursive_doubling", "rabenseifner",
+                                                     "ring", "reduce_broadcast",   "shared"};
 constexpr std::string_view scan_algorithms[] = {"auto", "recursive_doubling", "linear"};
 constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};
 constexpr std::string_view scatter_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view scatterv_algorithms[] = {"auto", "linear"};
-constexpr std::string_view allgather_algorithms[] = {"auto", "ring", "recursive_doubling",
-                                                     "bruck"};
+constexpr std::string_view allgather_algorithms[] = {"auto", "ring", "recursive_doubling", "bruck"};
 constexpr std::string_view allgatherv_algorithms[] = {"auto", "ring"};
 constexpr std::string_view alltoall_algorithms[] = {"auto", "linear", "pairwise", "bruck"};
 constexpr std::string_view alltoallv_algorithms[] = {"auto", "linear", "pairwise"};
-constexpr std::string_view reduce_scatter_algorithms[] = {"auto", "recursive_halving",
-                                                          "pairwise", "reduce_scatterv"};
+constexpr std::string_view reduce_scatter_algorithms[] = {"auto", "recursive_halving", "pairwise",
+                                                          "reduce_scatterv"};
+
+constexpr std::string_view neighbor_exchange_algorithms[] = {"auto", "linear"};
 
 constexpr std::array<std::span<const std::string_view>, collective_count> table = {
-    barrier_algorithms,   broadcast_algorithms,      reduce_algorithms,
-    allreduce_algorithms, scan_algorithms,           scan_algorithms,
-    gather_algorithms,    gatherv_algorithms,        scatter_algorithms,
-    scatterv_algorithms,  allgather_algorithms,      allgatherv_algorithms,
-    alltoall_algorithms,  alltoallv_algorithms,      reduce_scatter_algorithms,
+    barrier_algorithms,
+    broadcast_algorithms,
+    reduce_algorithms,
+    allreduce_algorithms,
+    scan_algorithms,
+    scan_algorithms,
+    gather_algorithms,
+    gatherv_algorithms,
+    scatter_algorithms,
+    scatterv_algorithms,
+    allgather_algorithms,
+    allgatherv_algorithms,
+    alltoall_algorithms,
+    alltoallv_algorithms,
     reduce_scatter_algorithms,
+    reduce_scatter_algorithms,
+    neighbor_exchange_algorithms,
 };
 
 std::size_t collective_index(std::string_view name) {
@@ -49,8 +61,7 @@ std::size_t collective_index(std::string_view name) {
   }
   std::string known;
   for (std::string_view n : collective_names) known += std::string(known.empty() ? "" : ", ") += n;
-  base::fail(errc::invalid_argument, "unknown collective '{}' (the collectives: {})", name,
-             known);
+  base::fail(errc::invalid_argument, "unknown collective '{}' (the collectives: {})", name, known);
 }
 
 int algorithm_index(std::size_t c, std::string_view algorithm, std::string_view where) {
@@ -97,13 +108,13 @@ std::span<const std::string_view> algorithms(std::string_view collective_name) {
 
 void force_algorithm(std::string_view collective_name, std::string_view algorithm) {
   const std::size_t c = collective_index(collective_name);
-  current().forced[c] = algorithm_index(c, algorithm.empty() ? "auto" : algorithm,
-                                        "force_algorithm");
+  current().forced[c] =
+      algorithm_index(c, algorithm.empty() ? "auto" : algorithm, "force_algorithm");
 }
 
 std::string_view forced(collective c) {
-  return table[static_cast<std::size_t>(c)][static_cast<std::size_t>(
-      current().forced[static_cast<std::size_t>(c)])];
+  return table[static_cast<std::size_t>(c)]
+              [static_cast<std::size_t>(current().forced[static_cast<std::size_t>(c)])];
 }
 
 }  // namespace rmpl::coll

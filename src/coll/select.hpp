@@ -28,12 +28,25 @@ enum class collective : unsigned char {
   alltoallv,
   reduce_scatter,
   reduce_scatter_block,
+  neighbor_exchange,
 };
-inline constexpr std::string_view collective_names[] = {
-    "barrier",  "broadcast", "reduce",         "allreduce",
-    "scan",     "exscan",    "gather",         "gatherv",
-    "scatter",  "scatterv",  "allgather",      "allgatherv",
-    "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block"};
+inline constexpr std::string_view collective_names[] = {"barrier",
+                                                        "broadcast",
+                                                        "reduce",
+                                                        "allreduce",
+                                                        "scan",
+                                                        "exscan",
+                                                        "gather",
+                                                        "gatherv",
+                                                        "scatter",
+                                                        "scatterv",
+                                                        "allgather",
+                                                        "allgatherv",
+                                                        "alltoall",
+                                                        "alltoallv",
+                                                        "reduce_scatter",
+                                                        "reduce_scatter_block",
+                                                        "neighbor_exchange"};
 
 /// The algorithms a collective knows, "auto" first. Throws rmpl::error on an unknown collective.
 std::span<const std::string_view> algorithms(std::string_view collective_name);

@@ -16,6 +16,7 @@
 #include "coll/combine.hpp"
 #include "coll/select.hpp"
 #include "coll/shared_area.hpp"
+#include "rmpl/types.hpp"
 
 namespace rmpl::coll {
 namespace {
@@ -700,6 +701,61 @@ core::request* start_alltoallv(const target& t, const_bytes in, sizes send_count
     }
     return launch(t, c, a, "linear", total, [&](exchange x) {
       return alltoall_linear(x, in, std::move(send), out, std::move(recv));
+    });
+  });
+}
+
+}  // namespace rmpl::coll
+
+namespace rmpl::coll {
+namespace {
+
+/// One side of a neighbourhood exchange, checked: a peer per block, each a rank of the
+/// communicator or proc_null, and every block inside the buffer.
+neighbors checked_neighbors(const target& t, std::span<const int> peers, sizes counts, sizes displs,
+                            std::size_t buffer_bytes, const char* side, const char* buffer) {
+  constexpr auto c = collective::neighbor_exchange;
+  if (counts.size() != peers.size() || displs.size() != peers.size()) {
+    reject(t, c, errc::invalid_argument, "{} {}s with {} {} counts and {} displacements",
+           peers.size(), side, counts.size(), side, displs.size());
+  }
+  neighbors n;
+  n.peers.assign(peers.begin(), peers.end());
+  n.blocks.counts.assign(counts.begin(), counts.end());
+  n.blocks.displs.assign(displs.begin(), displs.end());
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    if (peers[i] != proc_null && (peers[i] < 0 || peers[i] >= t.comm.size)) {
+      reject(t, c, errc::invalid_rank, "{} {} is rank {}, not a rank of the communicator", side, i,
+             peers[i]);
+    }
+    if (displs[i] > buffer_bytes || counts[i] > buffer_bytes - displs[i]) {
+      reject(t, c, errc::invalid_argument,
+             "the block of {} {} ({} bytes at offset {}) lies outside the {} of {} bytes", side, i,
+             counts[i], displs[i], buffer, buffer_bytes);
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+core::request* start_neighbor_exchange(const target& t, const_bytes in,
+                                       std::span<const int> destinations, sizes send_counts,
+                                       sizes send_displs, bytes out, std::span<const int> sources,
+                                       sizes recv_counts, sizes recv_displs) {
+  return checked_start(t, collective::neighbor_exchange, [&]() -> core::request* {
+    constexpr auto c = collective::neighbor_exchange;
+    // Only the collective itself is agreed on: each rank's neighbours and counts are its own.
+    const agreement a = agree_on(c);
+    check_buffers(t, c, in, out);
+    neighbors to = checked_neighbors(t, destinations, send_counts, send_displs, in.size(),
+                                     "destination", "send buffer");
+    neighbors from = checked_neighbors(t, sources, recv_counts, recv_displs, out.size(), "source",
+                                       "receive buffer");
+    const std::size_t total =
+        std::accumulate(send_counts.begin(), send_counts.end(), std::size_t{0});
+    return launch(t, c, a, "linear", total, [&](exchange x) {
+      return neighbor_exchange(x, in, std::move(to), out, std::move(from));
     });
   });
 }

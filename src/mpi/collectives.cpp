@@ -30,6 +30,7 @@
 #include "mpi/intercomm.hpp"
 #include "mpi/operators.hpp"
 #include "mpi/requests.hpp"
+#include "mpi/topology.hpp"
 
 namespace rmpl::mpi {
 namespace {
@@ -958,6 +959,163 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
       s, request);
 }
 
+// ---- neighbourhood collectives (MPI-3.1 7.6) ----
+//
+// The topology gives the lists of sources and destinations (topology.hpp); the typed buffers
+// become one byte block per neighbour, as the v-collectives' do (blocks_of), and the kernel's
+// neighbour exchange moves them. A missing neighbour (MPI_PROC_NULL, past the edge of a
+// non-periodic grid) gets a block of no bytes: its part of the receive buffer stays untouched,
+// even when the type is staged.
+
+static_assert(MPI_PROC_NULL == rmpl::proc_null, "the kernel skips MPI_PROC_NULL neighbours");
+
+/// What a neighbourhood collective's buffers are, once turned into per-neighbour counts,
+/// displacements and types; `byte_displs` as for blocks_of.
+struct neighbor_side {
+  std::vector<int> counts;
+  std::vector<MPI_Aint> displs;
+  std::vector<const rmpl_mpi_datatype*> types;
+  bool byte_displs = false;
+};
+
+/// The communicator of a neighbourhood collective and its neighbours (MPI_ERR_TOPOLOGY without).
+const rmpl_mpi_comm& neighbor_comm(MPI_Comm c, neighborhood& n) {
+  const rmpl_mpi_comm& co = collective_comm(c);
+  n = neighborhood_of(co);
+  return co;
+}
+
+/// `count` elements of `t` for each of `n` neighbours, one block after another.
+neighbor_side uniform_side(int count, const rmpl_mpi_datatype& t, std::size_t n) {
+  neighbor_side side{std::vector<int>(n, count), std::vector<MPI_Aint>(n),
+                     std::vector<const rmpl_mpi_datatype*>(n, &t), false};
+  for (std::size_t i = 0; i < n; ++i) side.displs[i] = static_cast<MPI_Aint>(i) * count;
+  return side;
+}
+
+/// The v-form's counts and displacements (in `t`'s extent) for `n` neighbours, checked.
+neighbor_side varying_side(const int* counts, const int* displs, const rmpl_mpi_datatype& t,
+                           std::size_t n, const char* what) {
+  check_counts(counts, displs, static_cast<int>(n), what);
+  return {std::vector<int>(counts, counts + n), std::vector<MPI_Aint>(displs, displs + n),
+          std::vector<const rmpl_mpi_datatype*>(n, &t), false};
+}
+
+/// The w-form's counts, byte displacements and types for `n` neighbours, checked.
+neighbor_side typed_side(const int* counts, const MPI_Aint* displs, const MPI_Datatype* types,
+                         std::size_t n, const char* what) {
+  if (n > 0 && counts == nullptr) fail(MPI_ERR_ARG, "the {} counts array is null", what);
+  if (n > 0 && displs == nullptr) fail(MPI_ERR_ARG, "the {} displacements array is null", what);
+  if (n > 0 && types == nullptr) fail(MPI_ERR_ARG, "the {} datatypes array is null", what);
+  neighbor_side side{std::vector<int>(counts, counts + n),
+                     std::vector<MPI_Aint>(displs, displs + n),
+                     std::vector<const rmpl_mpi_datatype*>(n), true};
+  for (std::size_t i = 0; i < n; ++i) {
+    if (counts[i] < 0) {
+      fail(MPI_ERR_COUNT, "{} count {} (for neighbour {}) is negative", what, counts[i], i);
+    }
+    side.types[i] = &datatype(types[i]);
+  }
+  return side;
+}
+
+/// Starts (or runs) a neighbourhood collective: send block i of `send` goes where the
+/// neighbourhood's sends say (with `one_block`, the single block 0 goes to every destination:
+/// allgather), receive block i comes from sources[i].
+void neighbor_exchange(MPI_Comm c, const rmpl_mpi_comm& co, const neighborhood& n,
+                       const void* sendbuf, neighbor_side send, void* recvbuf, neighbor_side recv,
+                       bool one_block, MPI_Request* request) {
+  not_in_place(sendbuf, "send buffer");
+  not_in_place(recvbuf, "receive buffer");
+  const std::size_t in_degree = n.sources.size(), out_degree = n.destinations.size();
+  if (recv.counts.size() != in_degree || (!one_block && send.counts.size() != out_degree)) {
+    fail(MPI_ERR_INTERN, "the neighbour blocks do not match the topology's degrees");
+  }
+  // Blocks of missing neighbours carry nothing (and are neither packed nor unpacked).
+  for (std::size_t i = 0; i < in_degree; ++i) {
+    if (n.sources[i] == MPI_PROC_NULL) recv.counts[i] = 0;
+  }
+  if (!one_block) {
+    for (std::size_t i = 0; i < out_degree; ++i) {
+      if (n.destinations[i] == MPI_PROC_NULL) {
+        send.counts[static_cast<std::size_t>(n.send_blocks[i])] = 0;
+      }
+    }
+  }
+  staging_handle s(request);
+  const region in = blocks_of(*s, sendbuf, send.counts, send.displs, send.types, send.byte_displs,
+                              direction::send);
+  const region out = blocks_of(*s, recvbuf, recv.counts, recv.displs, recv.types, recv.byte_displs,
+                               direction::receive);
+  // The sends in the order the topology posts them.
+  std::vector<std::size_t> counts(out_degree), displs(out_degree);
+  for (std::size_t i = 0; i < out_degree; ++i) {
+    const auto b = one_block ? 0 : static_cast<std::size_t>(n.send_blocks[i]);
+    if (b < in.counts.size()) {
+      counts[i] = in.counts[b];
+      displs[i] = in.displs[b];
+    }
+  }
+  finish(c,
+         detail::ineighbor_exchange(*co.impl, in.data, n.destinations, counts, displs, out.data,
+                                    n.sources, out.counts, out.displs),
+         s, request);
+}
+
+void neighbor_allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                        int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+  neighborhood n;
+  const rmpl_mpi_comm& co = neighbor_comm(c, n);
+  const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
+  const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+  neighbor_exchange(c, co, n, sendbuf, uniform_side(scount, st, 1), recvbuf,
+                    uniform_side(rcount, rt, n.sources.size()), true, request);
+}
+
+void neighbor_allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                         const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm c,
+                         MPI_Request* request) {
+  neighborhood n;
+  const rmpl_mpi_comm& co = neighbor_comm(c, n);
+  const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
+  const rmpl_mpi_datatype& rt = datatype(rtype);
+  neighbor_exchange(c, co, n, sendbuf, uniform_side(scount, st, 1), recvbuf,
+                    varying_side(rcounts, displs, rt, n.sources.size(), "receive"), true, request);
+}
+
+void neighbor_alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+  neighborhood n;
+  const rmpl_mpi_comm& co = neighbor_comm(c, n);
+  const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
+  const rmpl_mpi_datatype& rt = typed(recvbuf, rcount, rtype, "receive");
+  neighbor_exchange(c, co, n, sendbuf, uniform_side(scount, st, n.destinations.size()), recvbuf,
+                    uniform_side(rcount, rt, n.sources.size()), false, request);
+}
+
+void neighbor_alltoallv(const void* sendbuf, const int* scounts, const int* sdispls,
+                        MPI_Datatype stype, void* recvbuf, const int* rcounts, const int* rdispls,
+                        MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+  neighborhood n;
+  const rmpl_mpi_comm& co = neighbor_comm(c, n);
+  const rmpl_mpi_datatype& st = datatype(stype);
+  const rmpl_mpi_datatype& rt = datatype(rtype);
+  neighbor_exchange(
+      c, co, n, sendbuf, varying_side(scounts, sdispls, st, n.destinations.size(), "send"), recvbuf,
+      varying_side(rcounts, rdispls, rt, n.sources.size(), "receive"), false, request);
+}
+
+void neighbor_alltoallw(const void* sendbuf, const int* scounts, const MPI_Aint* sdispls,
+                        const MPI_Datatype* stypes, void* recvbuf, const int* rcounts,
+                        const MPI_Aint* rdispls, const MPI_Datatype* rtypes, MPI_Comm c,
+                        MPI_Request* request) {
+  neighborhood n;
+  const rmpl_mpi_comm& co = neighbor_comm(c, n);
+  neighbor_exchange(
+      c, co, n, sendbuf, typed_side(scounts, sdispls, stypes, n.destinations.size(), "send"),
+      recvbuf, typed_side(rcounts, rdispls, rtypes, n.sources.size(), "receive"), false, request);
+}
+
 }  // namespace
 }  // namespace rmpl::mpi
 
@@ -1275,6 +1433,100 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
   });
 }
 
+// Neighbourhood collectives
+int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Neighbor_allgather", [&] {
+    neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request* request) {
+  return call(comm, "MPI_Ineighbor_allgather", [&] {
+    check_request(request);
+    neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Neighbor_allgatherv", [&] {
+    neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                        nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Ineighbor_allgatherv", [&] {
+    check_request(request);
+    neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                        request);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Neighbor_alltoall", [&] {
+    neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request* request) {
+  return call(comm, "MPI_Ineighbor_alltoall", [&] {
+    check_request(request);
+    neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return call(comm, "MPI_Neighbor_alltoallv", [&] {
+    neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request* request) {
+  return call(comm, "MPI_Ineighbor_alltoallv", [&] {
+    check_request(request);
+    neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm) {
+  return call(comm, "MPI_Neighbor_alltoallw", [&] {
+    neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request* request) {
+  return call(comm, "MPI_Ineighbor_alltoallw", [&] {
+    check_request(request);
+    neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, request);
+    return MPI_SUCCESS;
+  });
+}
+
 }  // extern "C"
 
 RMPL_MPI_DEFINE(Barrier)
@@ -1312,3 +1564,13 @@ RMPL_MPI_DEFINE(Alltoallv)
 RMPL_MPI_DEFINE(Ialltoallv)
 RMPL_MPI_DEFINE(Alltoallw)
 RMPL_MPI_DEFINE(Ialltoallw)
+RMPL_MPI_DEFINE(Neighbor_allgather)
+RMPL_MPI_DEFINE(Ineighbor_allgather)
+RMPL_MPI_DEFINE(Neighbor_allgatherv)
+RMPL_MPI_DEFINE(Ineighbor_allgatherv)
+RMPL_MPI_DEFINE(Neighbor_alltoall)
+RMPL_MPI_DEFINE(Ineighbor_alltoall)
+RMPL_MPI_DEFINE(Neighbor_alltoallv)
+RMPL_MPI_DEFINE(Ineighbor_alltoallv)
+RMPL_MPI_DEFINE(Neighbor_alltoallw)
+RMPL_MPI_DEFINE(Ineighbor_alltoallw)

@@ -98,6 +98,10 @@ MPI_Comm duplicate(MPI_Comm c) {
     copy = make_comm(detail::dup(*old.impl), old);
   }
   if (old.topology) copy->topology = std::make_unique<cartesian>(*old.topology);
+  if (old.graph_topology) copy->graph_topology = std::make_unique<graph>(*old.graph_topology);
+  if (old.dist_graph_topology) {
+    copy->dist_graph_topology = std::make_unique<dist_graph>(*old.dist_graph_topology);
+  }
   try {
     copy_attributes(c, copy);
   } catch (...) {

@@ -42,6 +42,20 @@ struct cartesian {
   std::vector<int> periods;  ///< 0 or 1 per dimension
 };
 
+/// A graph topology (MPI_Graph_create): the whole graph, as given, of which every member knows
+/// every node's neighbours. Node i's neighbours are edges[index[i - 1] .. index[i]).
+struct graph {
+  std::vector<int> index;
+  std::vector<int> edges;
+};
+
+/// A distributed graph topology (MPI_Dist_graph_create*): this process's own edges only.
+struct dist_graph {
+  std::vector<int> sources, source_weights;
+  std::vector<int> destinations, destination_weights;
+  bool weighted = false;
+};
+
 /// A cached attribute value (attributes.cpp).
 using attribute_map = std::map<int, void*>;
 
@@ -63,6 +77,8 @@ struct rmpl_mpi_comm {
   std::string name;
   rmpl::mpi::attribute_map attributes;
   std::unique_ptr<rmpl::mpi::cartesian> topology;
+  std::unique_ptr<rmpl::mpi::graph> graph_topology;            ///< MPI_GRAPH
+  std::unique_ptr<rmpl::mpi::dist_graph> dist_graph_topology;  ///< MPI_DIST_GRAPH
   bool predefined = false;
   /// An intercommunicator (MPI-3.1 6.6): `impl` then names the remote group (its ranks and size,
   /// which point-to-point uses, are the remote group's; its rank is this process's in the local
@@ -96,10 +112,10 @@ struct rmpl_mpi_datatype {
   rmpl::mpi::magic tag = rmpl::mpi::magic::datatype;
   bool predefined = false;
   bool committed = false;
-  MPI_Count size = 0;       ///< bytes of data in one element
-  MPI_Aint lb = 0;          ///< extent = ub - lb: the stride between consecutive elements
+  MPI_Count size = 0;  ///< bytes of data in one element
+  MPI_Aint lb = 0;     ///< extent = ub - lb: the stride between consecutive elements
   MPI_Aint extent = 0;
-  MPI_Aint true_lb = 0;     ///< where the data really begins and ends (ignoring MPI_LB/UB, resize)
+  MPI_Aint true_lb = 0;  ///< where the data really begins and ends (ignoring MPI_LB/UB, resize)
   MPI_Aint true_extent = 0;
   /// True when `count` elements at buf are the `count * size` bytes from buf + true_lb, packed: the
   /// layer sends and receives them without packing.

@@ -8,6 +8,7 @@
 
 #include "mpi/call.hpp"
 #include "mpi/communicators.hpp"
+#include "mpi/topology.hpp"
 
 namespace rmpl::mpi {
 namespace {
@@ -100,6 +101,49 @@ std::vector<std::int64_t> divisors_of(std::int64_t n) {
 }
 
 }  // namespace
+
+neighborhood neighborhood_of(const rmpl_mpi_comm& c) {
+  neighborhood n;
+  if (c.graph_topology) {
+    // A graph's neighbours are both its sources and its destinations, in the order given.
+    const graph& g = *c.graph_topology;
+    const auto node = static_cast<std::size_t>(c.rank());
+    const int first = node == 0 ? 0 : g.index[node - 1];
+    n.sources.assign(g.edges.begin() + first, g.edges.begin() + g.index[node]);
+    n.destinations = n.sources;
+  } else if (c.dist_graph_topology) {
+    n.sources = c.dist_graph_topology->sources;
+    n.destinations = c.dist_graph_topology->destinations;
+  } else if (c.topology) {
+    // Per dimension, the neighbour below (block 2d) and above (block 2d + 1). The block sent up is
+    // the one the neighbour above receives as from below, so with an extent of 1 or 2 (the same
+    // rank both ways, or this rank itself) the sends go up first, then down: receives are posted
+    // down first, and messages between two ranks match in the order they were sent.
+    const cartesian& g = *c.topology;
+    const std::vector<int> mine = coords_of(g, c.rank());
+    for (std::size_t d = 0; d < g.dims.size(); ++d) {
+      auto at = [&](int by) {
+        std::vector<int> there = mine;
+        there[d] += by;
+        if (!g.periods[d] && (there[d] < 0 || there[d] >= g.dims[d])) return MPI_PROC_NULL;
+        return rank_at(g, there.data());
+      };
+      const int down = at(-1), up = at(1), block = 2 * static_cast<int>(d);
+      n.sources.insert(n.sources.end(), {down, up});
+      n.destinations.insert(n.destinations.end(), {up, down});
+      n.send_blocks.insert(n.send_blocks.end(), {block + 1, block});
+    }
+    return n;
+  } else {
+    fail(MPI_ERR_TOPOLOGY,
+         "the communicator has no topology (neighbourhood collectives need a Cartesian, graph or "
+         "distributed graph communicator)");
+  }
+  n.send_blocks.resize(n.destinations.size());
+  std::iota(n.send_blocks.begin(), n.send_blocks.end(), 0);
+  return n;
+}
+
 }  // namespace rmpl::mpi
 
 using namespace rmpl::mpi;
@@ -289,7 +333,12 @@ int PMPI_Cart_map(MPI_Comm c, int ndims, const int dims[], const int periods[], 
 
 int PMPI_Topo_test(MPI_Comm c, int* status) {
   return call(c, "MPI_Topo_test", [&] {
-    *status = comm(c).topology ? MPI_CART : MPI_UNDEFINED;
+    if (status == nullptr) fail(MPI_ERR_ARG, "status is null");
+    const rmpl_mpi_comm& co = comm(c);
+    *status = co.topology              ? MPI_CART
+              : co.graph_topology      ? MPI_GRAPH
+              : co.dist_graph_topology ? MPI_DIST_GRAPH
+                                       : MPI_UNDEFINED;
     return MPI_SUCCESS;
   });
 }
