@@ -7,9 +7,9 @@
  * communicators, attribute caching, Cartesian, graph and distributed graph topologies with their
  * neighbourhood collectives, the environment, error handlers, Info objects as far as those need
  * them, generalized requests, and the C side of handle conversion (MPI_Comm_c2f...). What is not
- * (yet): one-sided
- * communication (windows), MPI-IO, dynamic processes, the tools interface, Fortran bindings. A
- * program that calls a function that is not here fails to link, with the function's name.
+ * (yet): one-sided communication (windows), MPI-IO, dynamic processes, the tools interface,
+ * Fortran bindings. A program that calls a function that is not here fails to link, with the
+ * function's name.
  *
  * Every MPI_X has its profiling twin PMPI_X (MPI_X is a weak alias of PMPI_X).
  *
