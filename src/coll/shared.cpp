@@ -1,7 +1,7 @@
 // The shared-memory algorithms (shared_area.hpp): barrier, broadcast, reduce and allreduce through
 // the members' areas in the job segment. Every operand crosses memory once into its owner's area;
-// readers take it from there in place. Long vectors go through in rounds of one area chunk, up to
-// D rounds in flight (the areas' round buffers).
+// readers take it from there in place. Long vectors go through in rounds of one area chunk, two
+// rounds in flight (the areas' two buffers).
 #include <algorithm>
 #include <cstring>
 

@@ -1,23 +1,15 @@
 #include "coll/shared_area.hpp"
 
-#include <algorithm>
-
 namespace rmpl::coll {
 
-std::size_t shared_area::depth_for(std::size_t area_bytes) noexcept {
-  return std::clamp<std::size_t>(area_bytes / (2 * 4096), 2, 8);
-}
-
 std::size_t shared_area::chunk_for(std::size_t area_bytes) noexcept {
-  return area_bytes / (2 * depth_for(area_bytes)) / fabric::shm::cache_line *
-         fabric::shm::cache_line;
+  return area_bytes / 4 / fabric::shm::cache_line * fabric::shm::cache_line;
 }
 
 shared_area::shared_area(exchange x) noexcept
     : engine_(&x.engine()),
       comm_(&x.comm()),
       slot_(x.comm().area),
-      depth_(depth_for(x.engine().fabric().p().coll_area_bytes)),
       chunk_(chunk_for(x.engine().fabric().p().coll_area_bytes)) {}
 
 std::uint64_t shared_area::claim(std::uint64_t rounds) noexcept {
@@ -31,7 +23,7 @@ fabric::shm::area_flags& shared_area::flags(int r) const noexcept {
 }
 
 std::byte* shared_area::operand(int r, std::uint64_t s) const noexcept {
-  return engine_->fabric().area_data(comm_->to_world(r), slot_) + (s % depth_) * 2 * chunk_;
+  return engine_->fabric().area_data(comm_->to_world(r), slot_) + (s % 2) * 2 * chunk_;
 }
 
 std::byte* shared_area::result(int r, std::uint64_t s) const noexcept {
@@ -40,9 +32,9 @@ std::byte* shared_area::result(int r, std::uint64_t s) const noexcept {
 
 bool shared_area::writable(std::uint64_t s) const noexcept {
   if (comm_->area_done + 1 < s) return false;
-  if (s <= depth_) return true;
+  if (s <= 2) return true;
   for (int r = 0; r < comm_->size; ++r) {
-    if (flags(r).released.load(std::memory_order_acquire) < s - depth_) return false;
+    if (flags(r).released.load(std::memory_order_acquire) < s - 2) return false;
   }
   return true;
 }

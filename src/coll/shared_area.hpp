@@ -2,13 +2,12 @@
 // segment, at the same slot on all of them (core/area_pool.hpp), and a collective moves through it
 // in rounds instead of messages. In round s a rank copies its operand into its area and posts s;
 // the others read it there, in place, without a message or a copy of their own; who reduces posts
-// `reduced`; whoever has read everything it needed for round s releases s. Each area holds D round
-// buffers (round s uses buffer s mod D; D = 8 with the default 1 MiB area, fewer in small areas,
-// at least 2), so rounds s + 1 ... s + D - 1 fill others while slower ranks still read round s,
-// and an area is only written for round s once every member has released s - D. The depth lets a
-// broadcast's root or a reduction's leaves run up to D - 1 short collectives ahead of the slowest
-// member, as eager messages let a sender run ahead (with 2 buffers back-to-back short broadcasts
-// waited for the slowest reader every other call).
+// `reduced`; whoever has read everything it needed for round s releases s. Each area holds two
+// round buffers (s even, s odd), so round s + 1 fills one while slower ranks still read round s
+// from the other, and an area is only written for round s once every member has released s - 2.
+// (Eight buffers of 64 KiB instead of two of 256 KiB were tried, 2026-11-22: no gain measurable
+// for short back-to-back broadcasts and reductions at 2 ranks, about 10% slower from 64 KiB to
+// 16 MiB.)
 //
 // Round numbers come from the communicator (every member starts the same collectives in the same
 // order, so they agree), and a rank runs its rounds in order even with several collectives in
@@ -30,13 +29,10 @@ class shared_area {
   /// The area of x's communicator (x.comm().area must be a slot).
   explicit shared_area(exchange x) noexcept;
 
-  /// D, the round buffers of an area of `area_bytes`: as many as leave each operand and result
-  /// buffer at least 4 KiB, up to 8 (the default 1 MiB area: 64 KiB buffers), at least 2.
-  static std::size_t depth_for(std::size_t area_bytes) noexcept;
   /// The bytes of each operand (and result) buffer of an area of `area_bytes`.
   static std::size_t chunk_for(std::size_t area_bytes) noexcept;
 
-  /// Bytes each round buffer holds of an operand (and again of a result): 1 / (2 D) of the area.
+  /// Bytes each round buffer holds of an operand (and again of a result): a quarter of the area.
   std::size_t chunk() const noexcept { return chunk_; }
   /// Elements of `element` bytes a round can carry.
   std::size_t chunk_elements(std::size_t element) const noexcept { return chunk_ / element; }
@@ -50,7 +46,7 @@ class shared_area {
   std::byte* result(int r, std::uint64_t s) const noexcept;
 
   /// This rank may fill its buffers of round s: its round s - 1 is over and every member has
-  /// released round s - D (the last to use the same buffer).
+  /// released round s - 2 (the last to use the same buffer).
   bool writable(std::uint64_t s) const noexcept;
   bool posted(int r, std::uint64_t s) const noexcept;
   bool all_posted(std::uint64_t s) const noexcept;
@@ -69,7 +65,6 @@ class shared_area {
   core::engine* engine_;
   core::communicator* comm_;
   int slot_;
-  std::size_t depth_;  ///< D: round buffers in each area
   std::size_t chunk_;
 };
 
