@@ -52,7 +52,8 @@ constexpr std::size_t fold_chunk = std::size_t{256} << 10;
 /// swapped, so the chunks pair up one to one.
 task fold_exchange(exchange x, int partner, bool partner_lower, const_bytes give, const_bytes mine,
                    bytes result, reduction op) {
-  const std::size_t chunk = fold_chunk - fold_chunk % op.element;
+  // Whole elements, at least one (an element larger than fold_chunk made this 0: an endless loop).
+  const std::size_t chunk = std::max(op.element, fold_chunk - fold_chunk % op.element);
   const bool in_place = mine.data() == result.data();
   // Whether the partner's chunk lands in `result` and `mine` is combined into it from the left.
   const bool straight = !in_place && (!partner_lower || op.commutative);

@@ -141,12 +141,12 @@ TEST_F(UserOperators, WideElementsAreNeverSplit) {
 
 // ---- errors ----
 
-// Wide user elements (96 KB) under every algorithm. (Elements larger than a round of the
-// collective areas, 256 KiB with the default area, must take another algorithm rather than cut an
-// element: start.cpp's area_fits. With 320 KB elements allreduce hung at 2 ranks in fold_exchange
-// when this was written: an open bug, so that size is not tested here yet.)
+// User elements of 320 KB under every algorithm: larger than a round of the collective areas
+// (256 KiB with the default area), which must then take another algorithm rather than cut an
+// element (start.cpp's area_fits; they divided by zero once), and than the chunk the halving
+// allreduce exchanges at a time (it looped forever on 0-byte chunks once).
 struct block {
-  std::int64_t v[12000];  // 96000 bytes
+  std::int64_t v[40000];  // 320000 bytes
 };
 
 TEST_F(UserOperators, WideElementsUnderEveryAlgorithm) {
