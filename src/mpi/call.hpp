@@ -101,6 +101,17 @@ rmpl_mpi_errhandler& errhandler(MPI_Errhandler e);
 void count(int n, const char* what = "count");
 /// A buffer that must not be null when count > 0 and the type has data.
 void buffer(const void* buf, int n, const rmpl_mpi_datatype& t, const char* what = "buffer");
+/// A position in a packed buffer of `size` bytes (named `size_name`): not null, in [0, size]. For
+/// MPI_Pack's int positions and MPI_Pack_external's MPI_Aint ones.
+template <class Int>
+void position_in(const Int* position, Int size, const char* size_name) {
+  if (position == nullptr) fail(MPI_ERR_ARG, "position is a null pointer");
+  if (size < 0) fail(MPI_ERR_ARG, "{} {} is negative", size_name, size);
+  if (*position < 0 || *position > size) {
+    fail(MPI_ERR_ARG, "position {} is outside the {} bytes of the packed buffer ({} {})", *position,
+         size, size_name, size);
+  }
+}
 
 /// Fills an MPI_Status from a kernel status (ignores a null `out`).
 inline void to_mpi(const rmpl::status& s, MPI_Status* out) noexcept {

@@ -233,15 +233,6 @@ void unpack_value(const component& c, const std::byte* in, std::byte* out) {
   store(v, out, c.native);
 }
 
-void position_in(const MPI_Aint* position, MPI_Aint size, const char* size_name) {
-  if (position == nullptr) fail(MPI_ERR_ARG, "position is a null pointer");
-  if (size < 0) fail(MPI_ERR_ARG, "{} {} is negative", size_name, size);
-  if (*position < 0 || *position > size) {
-    fail(MPI_ERR_ARG, "position {} is outside the {} bytes of the packed buffer ({} {})", *position,
-         size, size_name, size);
-  }
-}
-
 }  // namespace
 }  // namespace rmpl::mpi
 

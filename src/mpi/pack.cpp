@@ -92,19 +92,6 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
 
 using namespace rmpl::mpi;
 
-namespace {
-
-void position_in(const int* position, int size, const char* size_name) {
-  if (position == nullptr) fail(MPI_ERR_ARG, "position is a null pointer");
-  if (size < 0) fail(MPI_ERR_ARG, "{} {} is negative", size_name, size);
-  if (*position < 0 || *position > size) {
-    fail(MPI_ERR_ARG, "position {} is outside the {} bytes of the packed buffer ({} {})", *position,
-         size, size_name, size);
-  }
-}
-
-}  // namespace
-
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
               int* position, MPI_Comm comm) {
   return call(comm, "MPI_Pack", [&] {
