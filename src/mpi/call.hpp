@@ -49,23 +49,21 @@ int last_used_code() noexcept;
 /// then) through its error handler; returns the error class unless the handler ends the job.
 int raise(MPI_Comm comm, const char* function, int error_class, const std::string& message);
 
+/// Reports the exception being handled (called only from a catch block) as a failure of `function`
+/// on `comm`: an mpi::error with its class, an rmpl::error with its code's class, bad_alloc as
+/// MPI_ERR_NO_MEM, anything else as MPI_ERR_INTERN. Out of line and cold, so that a function's
+/// success path holds nothing of it but a landing pad.
+[[gnu::cold]] int raise_current(MPI_Comm comm, const char* function) noexcept;
+
 /// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`.
 template <class Body>
 int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
-  // Nothing here on the success path but the body: the handlers cost nothing until a throw.
-  int code;
+  // Nothing here on the success path but the body: the handler costs nothing until a throw.
   try {
-    code = body();
-  } catch (const error& e) {
-    code = raise(comm, function, e.error_class(), e.what());
-  } catch (const rmpl::error& e) {
-    code = raise(comm, function, class_of(e.code()), e.what());
-  } catch (const std::bad_alloc&) {
-    code = raise(comm, function, MPI_ERR_NO_MEM, "out of memory");
-  } catch (const std::exception& e) {
-    code = raise(comm, function, MPI_ERR_INTERN, e.what());
+    return body();
+  } catch (...) {
+    return raise_current(comm, function);
   }
-  return code;
 }
 
 /// Throws MPI_ERR_OTHER unless MPI_Init has run and MPI_Finalize has not.

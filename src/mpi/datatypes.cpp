@@ -20,15 +20,21 @@ using rmpl::detail::scalar;
 using rmpl::detail::scalar_of;
 
 /// A predefined type whose element is the C type T: one run of sizeof(T) bytes.
+/// Marks `t` committed (ready for communication) and sets what follows from that.
+void commit(rmpl_mpi_datatype& t) {
+  t.committed = true;
+  t.plain = t.contiguous && t.size <= (MPI_Count{1} << 40);
+}
+
 template <class T>
 rmpl_mpi_datatype named(const char* name, scalar basic = scalar_of<T>()) {
   rmpl_mpi_datatype t;
   t.predefined = true;
-  t.committed = true;
   t.size = sizeof(T);
   t.extent = sizeof(T);
   t.true_extent = sizeof(T);
   t.contiguous = true;
+  commit(t);
   t.blocks = {{0, static_cast<MPI_Aint>(sizeof(T))}};
   t.basic = basic;
   t.basic_count = 1;
@@ -361,7 +367,7 @@ void copy_layout(const rmpl_mpi_datatype& from, rmpl_mpi_datatype& to) {
 MPI_Datatype clone(const rmpl_mpi_datatype& t) {
   rmpl_mpi_datatype copy;
   copy_layout(t, copy);
-  copy.committed = t.committed;
+  if (t.committed) commit(copy);
   copy.combiner = t.combiner;
   copy.integers = t.integers;
   copy.addresses = t.addresses;
@@ -878,8 +884,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     output(newtype, "newtype");
     rmpl_mpi_datatype t;
     copy_layout(old, t);
-    t.committed =
-        old.committed;  // a duplicate is as ready for use as the original (MPI-3.1 4.1.10)
+    if (old.committed) commit(t);  // a duplicate is as ready for use as the original (4.1.10)
     t.combiner = MPI_COMBINER_DUP;
     t.types = {oldtype};
     MPI_Datatype made = MPI_DATATYPE_NULL;
@@ -899,7 +904,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
 int PMPI_Type_commit(MPI_Datatype* datatype) {
   return call(nullptr, "MPI_Type_commit", [&] {
     output(datatype, "datatype");
-    rmpl::mpi::datatype(*datatype, false).committed = true;
+    commit(rmpl::mpi::datatype(*datatype, false));
     return MPI_SUCCESS;
   });
 }

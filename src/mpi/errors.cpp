@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,22 @@ int raise(MPI_Comm c, const char* function, int error_class, const std::string& 
                class_names[error_class >= 0 && error_class < MPI_ERR_LASTCODE ? error_class
                                                                               : MPI_ERR_UNKNOWN]);
   abort_job(error_class == 0 ? 1 : error_class);
+}
+
+int raise_current(MPI_Comm comm, const char* function) noexcept {
+  try {
+    throw;
+  } catch (const error& e) {
+    return raise(comm, function, e.error_class(), e.what());
+  } catch (const rmpl::error& e) {
+    return raise(comm, function, class_of(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    return raise(comm, function, MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception& e) {
+    return raise(comm, function, MPI_ERR_INTERN, e.what());
+  } catch (...) {
+    return raise(comm, function, MPI_ERR_INTERN, "an unknown exception");
+  }
 }
 
 rmpl_mpi_errhandler& errhandler(MPI_Errhandler e) {

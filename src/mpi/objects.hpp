@@ -120,6 +120,9 @@ struct rmpl_mpi_datatype {
   /// True when `count` elements at buf are the `count * size` bytes from buf + true_lb, packed: the
   /// layer sends and receives them without packing.
   bool contiguous = false;
+  /// Committed, contiguous and small enough that no count makes count * size overflow: the one
+  /// test the point-to-point fast paths make of a type. Set with `committed` (datatypes.cpp).
+  bool plain = false;
   /// The data of one element, in type-map order, adjacent runs merged.
   std::vector<rmpl::mpi::block> blocks;
   /// The one basic type all the element's data is made of (for the built-in reduction operators),

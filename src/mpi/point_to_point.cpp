@@ -153,7 +153,8 @@ inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
 /// Whether `type` is a live committed datatype whose `n` elements at `buf` go to the kernel as they
 /// are: datatype()'s test and plain(), inline and without a throw.
 inline bool plain_type(const void* buf, int n, MPI_Datatype type) noexcept {
-  return type != nullptr && type->tag == magic::datatype && type->committed && plain(buf, n, *type);
+  return type != nullptr && type->tag == magic::datatype && type->plain && n >= 0 &&
+         (buf != nullptr || n == 0);
 }
 
 /// The kernel's communicator of `c` when `c` is live and `n` elements of `type` at `buf` go to
@@ -175,18 +176,6 @@ inline bool rank_of(const core::communicator& k, int peer) noexcept {
 /// The bytes of `n` elements of `type` (plain_type() holds: no overflow).
 inline std::size_t plain_bytes(int n, MPI_Datatype type) noexcept {
   return static_cast<std::size_t>(n) * static_cast<std::size_t>(type->size);
-}
-
-/// MPI_Send and MPI_Rsend at their cheapest: a small message on a live communicator to one of its
-/// ranks, written inline into the ring by the kernel now (true). False, with nothing done, when
-/// anything is less simple; blocking_send() then does it all.
-inline bool fast_send(const void* buf, int n, MPI_Datatype type, int dest, int tag,
-                      MPI_Comm c) noexcept {
-  core::engine* e = api::live_engine;
-  const core::communicator* k = fast_comm(buf, n, type, c);
-  return e != nullptr && k != nullptr && rank_of(*k, dest) &&
-         e->try_send_inline(k->context, data_start(buf, *type), plain_bytes(n, type),
-                            k->to_world(dest), tag);
 }
 
 /// Every blocking send but the fast one: the checks in turn, then the kernel's send (in place or
@@ -393,6 +382,47 @@ MPI_Status receive_message(rmpl_mpi_message& m, void* buf, int n, MPI_Datatype t
 void* attached = nullptr;
 int attached_size = 0;
 
+/// MPI_Send and MPI_Rsend but their fast path: every check in turn, then the kernel's send (in
+/// place or from a packed copy). Out of line and on the original arguments (a tail call), so the
+/// fast path needs no frame of its own.
+template <send_mode mode>
+[[gnu::noinline]] int send_in_full(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                                   MPI_Comm c) noexcept {
+  return call(c, mode == send_mode::ready ? "MPI_Rsend" : "MPI_Send", [&]() -> int {
+    blocking_send(buf, n, type, dest, tag, c, mode);
+    return MPI_SUCCESS;
+  });
+}
+
+/// MPI_Send and MPI_Rsend at their cheapest: contiguous data on a live communicator to one of its
+/// ranks goes straight to the kernel's send (which writes a small message inline into the ring at
+/// once). The checks are the inline ones of fast_comm(); anything less simple takes send_in_full().
+template <send_mode mode>
+inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm c) noexcept {
+  core::engine* e = api::live_engine;
+  const core::communicator* k = fast_comm(buf, n, type, c);
+  if (e != nullptr && k != nullptr && rank_of(*k, dest)) [[likely]] {
+    try {
+      e->send(k->context, data_start(buf, *type), plain_bytes(n, type), k->to_world(dest), tag,
+              mode);
+      return MPI_SUCCESS;
+    } catch (...) {
+      return raise_current(c, mode == send_mode::ready ? "MPI_Rsend" : "MPI_Send");
+    }
+  }
+  return send_in_full<mode>(buf, n, type, dest, tag, c);
+}
+
+/// MPI_Recv but its fast path (out of line, so the fast path's frame stays small).
+[[gnu::noinline]] int recv_in_full(void* buf, int n, MPI_Datatype type, int source, int tag,
+                                   MPI_Comm c, MPI_Status* status) noexcept {
+  return call(c, "MPI_Recv", [&]() -> int {
+    blocking_recv(buf, n, type, source, tag, c, status);
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
 }  // namespace rmpl::mpi
 
@@ -407,13 +437,7 @@ extern "C" {
 // ---------------------------------------------------------------- blocking sends and receive
 
 int PMPI_Send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
-  if (fast_send(buf, n, type, dest, tag, c)) [[likely]] {
-    return MPI_SUCCESS;
-  }
-  return call(c, "MPI_Send", [&]() -> int {
-    blocking_send(buf, n, type, dest, tag, c, send_mode::standard);
-    return MPI_SUCCESS;
-  });
+  return send_fast<send_mode::standard>(buf, n, type, dest, tag, c);
 }
 int PMPI_Ssend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   return call(c, "MPI_Ssend", [&]() -> int {
@@ -428,35 +452,28 @@ int PMPI_Bsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI
   });
 }
 int PMPI_Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
-  if (fast_send(buf, n, type, dest, tag, c)) [[likely]] {
-    return MPI_SUCCESS;
-  }
-  return call(c, "MPI_Rsend", [&]() -> int {
-    blocking_send(buf, n, type, dest, tag, c, send_mode::ready);
-    return MPI_SUCCESS;
-  });
+  return send_fast<send_mode::ready>(buf, n, type, dest, tag, c);
 }
 
 int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
               MPI_Status* status) {
-  return call(c, "MPI_Recv", [&]() -> int {
-    // Fast path: the message from one rank of a live communicator is the next cell of its ring and
-    // small: the kernel copies it into the buffer now (engine::recv's first step, done here).
-    core::engine* e = api::live_engine;
-    const core::communicator* k = fast_comm(buf, n, type, c);
-    if (e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
-      rmpl::status s;
-      if (e->try_fast_recv(k->context, data_start(buf, *type), plain_bytes(n, type),
-                           k->to_world(source), tag, s)) [[likely]] {
-        if (status != MPI_STATUS_IGNORE) {
-          *status = MPI_Status{source, s.tag, MPI_SUCCESS, 0, static_cast<MPI_Count>(s.bytes)};
-        }
-        return MPI_SUCCESS;
+  // Fast path: contiguous data from one rank of a live communicator goes straight to the kernel's
+  // receive (which takes a small message that is the next cell of its ring at once).
+  core::engine* e = api::live_engine;
+  const core::communicator* k = fast_comm(buf, n, type, c);
+  if (e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
+    try {
+      const rmpl::status s = e->recv(k->context, data_start(buf, *type), plain_bytes(n, type),
+                                     k->to_world(source), tag);
+      if (status != MPI_STATUS_IGNORE) {
+        *status = MPI_Status{source, s.tag, MPI_SUCCESS, 0, static_cast<MPI_Count>(s.bytes)};
       }
+      return MPI_SUCCESS;
+    } catch (...) {
+      return raise_current(c, "MPI_Recv");
     }
-    blocking_recv(buf, n, type, source, tag, c, status);
-    return MPI_SUCCESS;
-  });
+  }
+  return recv_in_full(buf, n, type, source, tag, c, status);
 }
 
 // ---------------------------------------------------------------- nonblocking
