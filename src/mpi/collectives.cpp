@@ -127,13 +127,15 @@ const rmpl_mpi_datatype& typed(const void* buf, int n, MPI_Datatype t, const cha
   return type;
 }
 
-/// A v-collective's counts and displacements for `n` ranks.
-void check_counts(const int* counts, const int* displs, int n, const char* what) {
+/// A v-collective's counts and displacements for `n` ranks (or, with `owner` "neighbour", for the
+/// neighbours of a topology: the word the error texts use for a block's index).
+void check_counts(const int* counts, const int* displs, int n, const char* what,
+                  const char* owner = "rank") {
   if (n > 0 && counts == nullptr) fail(MPI_ERR_ARG, "the {} counts array is null", what);
   if (n > 0 && displs == nullptr) fail(MPI_ERR_ARG, "the {} displacements array is null", what);
   for (int r = 0; r < n; ++r) {
     if (counts[r] < 0)
-      fail(MPI_ERR_COUNT, "{} count {} (for rank {}) is negative", what, counts[r], r);
+      fail(MPI_ERR_COUNT, "{} count {} (for {} {}) is negative", what, counts[r], owner, r);
   }
 }
 
@@ -192,11 +194,12 @@ enum class direction { send, receive };
 /// from the first block's first byte to the last one's end; else the blocks are packed into a
 /// staging buffer: loaded now when sending (or, with `copy`, always), unpacked after the
 /// operation when receiving. `load_own` >= 0 loads that rank's block of a receive region now too
-/// (MPI_IN_PLACE: the rank's own contribution already sits in the receive buffer).
+/// (MPI_IN_PLACE: the rank's own contribution already sits in the receive buffer). `owner` names
+/// a block's index in error texts ("rank", or "neighbour" for a topology's neighbours).
 region blocks_of(staging& s, const void* buf, const std::vector<int>& counts,
                  const std::vector<MPI_Aint>& displs,
                  const std::vector<const rmpl_mpi_datatype*>& types, bool byte_displs, direction d,
-                 bool copy = false, int load_own = -1) {
+                 bool copy = false, int load_own = -1, const char* owner = "rank") {
   const std::size_t n = counts.size();
   region out;
   out.counts.resize(n);
@@ -210,10 +213,10 @@ region blocks_of(staging& s, const void* buf, const std::vector<int>& counts,
     const MPI_Aint unit = byte_displs ? 1 : t.extent;
     MPI_Aint offset = 0;
     if (__builtin_mul_overflow(displs[r], unit, &offset)) {
-      fail(MPI_ERR_ARG, "displacement {} for rank {} overflows", displs[r], r);
+      fail(MPI_ERR_ARG, "displacement {} for {} {} overflows", displs[r], owner, r);
     }
     if (buf == nullptr && offset == 0 && t.contiguous && t.true_lb == 0) {
-      fail(MPI_ERR_BUFFER, "the buffer is null with a count of {} for rank {}", counts[r], r);
+      fail(MPI_ERR_BUFFER, "the buffer is null with a count of {} for {} {}", counts[r], owner, r);
     }
     starts[r] = const_cast<std::byte*>(static_cast<const std::byte*>(buf)) + offset;
     if (!t.contiguous) direct = false;
@@ -996,7 +999,7 @@ neighbor_side uniform_side(int count, const rmpl_mpi_datatype& t, std::size_t n)
 /// The v-form's counts and displacements (in `t`'s extent) for `n` neighbours, checked.
 neighbor_side varying_side(const int* counts, const int* displs, const rmpl_mpi_datatype& t,
                            std::size_t n, const char* what) {
-  check_counts(counts, displs, static_cast<int>(n), what);
+  check_counts(counts, displs, static_cast<int>(n), what, "neighbour");
   return {std::vector<int>(counts, counts + n), std::vector<MPI_Aint>(displs, displs + n),
           std::vector<const rmpl_mpi_datatype*>(n, &t), false};
 }
@@ -1044,9 +1047,9 @@ void neighbor_exchange(MPI_Comm c, const rmpl_mpi_comm& co, const neighborhood& 
   }
   staging_handle s(request);
   const region in = blocks_of(*s, sendbuf, send.counts, send.displs, send.types, send.byte_displs,
-                              direction::send);
+                              direction::send, false, -1, "neighbour");
   const region out = blocks_of(*s, recvbuf, recv.counts, recv.displs, recv.types, recv.byte_displs,
-                               direction::receive);
+                               direction::receive, false, -1, "neighbour");
   // The sends in the order the topology posts them.
   std::vector<std::size_t> counts(out_degree), displs(out_degree);
   for (std::size_t i = 0; i < out_degree; ++i) {

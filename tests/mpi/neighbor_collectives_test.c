@@ -366,8 +366,13 @@ static void errors(void) {
   CHECK_ERR(MPI_Neighbor_allgather(x, -1, MPI_INT, y, 1, MPI_INT, ring), MPI_ERR_COUNT);
   CHECK_ERR(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, y, 1, MPI_INT, ring), MPI_ERR_BUFFER);
   const int neg[2] = {1, -1}, zero[2] = {0, 0};
-  CHECK_ERR(MPI_Neighbor_alltoallv(x, neg, zero, MPI_INT, y, zero, zero, MPI_INT, ring),
-            MPI_ERR_COUNT);
+  int code = MPI_Neighbor_alltoallv(x, neg, zero, MPI_INT, y, zero, zero, MPI_INT, ring);
+  CHECK_ERR(code, MPI_ERR_COUNT);
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  CHECK(strstr(text, "send count -1 (for neighbour 1)") != NULL,
+        "the error names the neighbour's block: %s", text);
   CHECK_MPI(MPI_Comm_free(&ring));
 }
 
