@@ -338,22 +338,25 @@ void engine::complete_send(request* r) noexcept {
   }
 }
 
-request* engine::start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
-                            int tag, send_mode mode) {
-  check_send(context, buf, bytes, dest, tag, mode);
+inline request* engine::new_send(std::uint32_t context, std::size_t bytes, int dest, int tag,
+                                 send_mode mode) {
   request* r = requests_.allocate();
   r->kind = op::send;
   r->mode = mode == send_mode::synchronous ? mode : send_mode::standard;
   r->context = context;
   r->peer = dest;
   r->tag = tag;
-  r->buffer = const_cast<void*>(buf);
   r->bytes = bytes;
-  r->st = state::queued;
-  if (dest == proc_null) {
-    r->st = state::complete;
-    return r;
-  }
+  r->st = dest == proc_null ? state::complete : state::queued;  // to nobody: done at once
+  return r;
+}
+
+request* engine::start_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
+                            int tag, send_mode mode) {
+  check_send(context, buf, bytes, dest, tag, mode);
+  request* r = new_send(context, bytes, dest, tag, mode);
+  r->buffer = const_cast<void*>(buf);
+  if (dest == proc_null) return r;
   if (mode == send_mode::buffered) {
     // The copy travels on its own (detached); the caller gets a request that is already complete.
     if (bsend_used_ + bytes > bsend_limit_) {
@@ -431,20 +434,9 @@ request* engine::start_send(std::uint32_t context, segment_list data, std::size_
                peer_text(dest), tag_text(tag));
   }
   check_segments("send", data, bytes, dest, tag);
-  request* r = requests_.allocate();
-  r->kind = op::send;
-  r->mode = mode == send_mode::synchronous ? mode : send_mode::standard;
-  r->context = context;
-  r->peer = dest;
-  r->tag = tag;
-  r->bytes = bytes;
+  request* r = new_send(context, bytes, dest, tag, mode);
   r->segments = std::move(data);
-  r->st = state::queued;
-  if (dest == proc_null) {
-    r->st = state::complete;
-    return r;
-  }
-  return queue_send(r);
+  return dest == proc_null ? r : queue_send(r);
 }
 
 void engine::send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,

@@ -241,6 +241,9 @@ class engine {
   cell* claim_cell(out_channel& ch, std::uint64_t reserve) noexcept;
   void publish(out_channel& ch, int dest, cell* c) noexcept;
   bool emit(int dest, request* r);
+  /// A send request of `bytes` bytes to `dest`, filled but for its data and not yet queued (what
+  /// both start_send overloads share).
+  request* new_send(std::uint32_t context, std::size_t bytes, int dest, int tag, send_mode mode);
   /// Puts a started send to `dest` on its way: emitted now, or queued behind the backlog.
   request* queue_send(request* r);
   /// Matches a started receive against the unexpected messages, or posts it.
