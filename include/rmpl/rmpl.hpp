@@ -109,33 +109,42 @@ on_error error_policy(const comm_impl& c);
 
 // Collectives. Counts and displacements are in bytes; an empty displacement list means the blocks
 // lie packed in rank order. For the reductions, `in` and `out` may be the same span (in place).
-request_id ibarrier(const comm_impl& c);
-request_id ibroadcast(const comm_impl& c, bytes_out data, int root);
-request_id ireduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, int root);
-request_id iallreduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op);
-request_id iscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op);
-request_id iexscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op);
+// Each starts the collective and returns its request, or with run::to_end (the blocking forms)
+// runs it to its end before returning null_request: no request is made, which is most of the
+// fixed cost of a short collective.
+enum class run : unsigned char { start, to_end };
+request_id ibarrier(const comm_impl& c, run how = run::start);
+request_id ibroadcast(const comm_impl& c, bytes_out data, int root, run how = run::start);
+request_id ireduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, int root,
+                   run how = run::start);
+request_id iallreduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op,
+                      run how = run::start);
+request_id iscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op,
+                 run how = run::start);
+request_id iexscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op,
+                   run how = run::start);
 request_id ireduce_scatter_block(const comm_impl& c, bytes_in in, bytes_out out,
-                                 const reduction& op);
+                                 const reduction& op, run how = run::start);
 request_id ireduce_scatter(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
-                           const reduction& op);
-request_id igather(const comm_impl& c, bytes_in in, bytes_out out, int root);
+                           const reduction& op, run how = run::start);
+request_id igather(const comm_impl& c, bytes_in in, bytes_out out, int root, run how = run::start);
 request_id igatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
-                    counts displs, int root);
-request_id iscatter(const comm_impl& c, bytes_in in, bytes_out out, int root);
+                    counts displs, int root, run how = run::start);
+request_id iscatter(const comm_impl& c, bytes_in in, bytes_out out, int root, run how = run::start);
 request_id iscatterv(const comm_impl& c, bytes_in in, counts send_counts, counts displs,
-                     bytes_out out, int root);
-request_id iallgather(const comm_impl& c, bytes_in in, bytes_out out);
+                     bytes_out out, int root, run how = run::start);
+request_id iallgather(const comm_impl& c, bytes_in in, bytes_out out, run how = run::start);
 request_id iallgatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
-                       counts displs);
-request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out);
+                       counts displs, run how = run::start);
+request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out, run how = run::start);
 request_id ialltoallv(const comm_impl& c, bytes_in in, counts send_counts, counts send_displs,
-                      bytes_out out, counts recv_counts, counts recv_displs);
+                      bytes_out out, counts recv_counts, counts recv_displs, run how = run::start);
 /// Block i of `in` to destinations[i], block i of `out` from sources[i] (proc_null: skipped); the
 /// MPI layer's neighbourhood collectives.
 request_id ineighbor_exchange(const comm_impl& c, bytes_in in, std::span<const int> destinations,
                               counts send_counts, counts send_displs, bytes_out out,
-                              std::span<const int> sources, counts recv_counts, counts recv_displs);
+                              std::span<const int> sources, counts recv_counts, counts recv_displs,
+                              run how = run::start);
 
 template <class R>
 bytes_in bytes_of(const R& r) {
@@ -422,7 +431,9 @@ class communicator {
 
   // ---------------------------------------------------------------- collectives
 
-  void barrier() const try { finish(detail::ibarrier(impl("barrier"))); } catch (const error& e) {
+  void barrier() const try {
+    detail::ibarrier(impl("barrier"), detail::run::to_end);
+  } catch (const error& e) {
     failed(e);
   }
   [[nodiscard]] request ibarrier() const try {
@@ -434,7 +445,8 @@ class communicator {
   /// Root's `data` into every rank's `data` (the same number of elements everywhere).
   template <recv_buffer R>
   void broadcast(R&& data, int root) const try {
-    finish(detail::ibroadcast(impl("broadcast"), detail::writable_bytes_of(data), root));
+    detail::ibroadcast(impl("broadcast"), detail::writable_bytes_of(data), root,
+                       detail::run::to_end);
   } catch (const error& e) {
     failed(e);
   }
@@ -447,8 +459,12 @@ class communicator {
 
   /// out[i] = in_0[i] op in_1[i] op ... on `root` (out is not touched elsewhere and may be empty).
   template <send_buffer S, recv_buffer R, class Op>
-  void reduce(const S& in, R&& out, Op&& op, int root) const {
-    finish(ireduce(in, out, std::forward<Op>(op), root));
+  void reduce(const S& in, R&& out, Op&& op, int root) const try {
+    detail::same_elements<S, R>();
+    detail::ireduce(impl("reduce"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                    make<S>(std::forward<Op>(op)), root, detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request ireduce(const S& in, R&& out, Op&& op, int root) const try {
@@ -467,8 +483,12 @@ class communicator {
 
   /// Every rank's out = in_0 op in_1 op ... op in_{n-1}.
   template <send_buffer S, recv_buffer R, class Op>
-  void allreduce(const S& in, R&& out, Op&& op) const {
-    finish(iallreduce(in, out, std::forward<Op>(op)));
+  void allreduce(const S& in, R&& out, Op&& op) const try {
+    detail::same_elements<S, R>();
+    detail::iallreduce(impl("allreduce"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                       make<S>(std::forward<Op>(op)), detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request iallreduce(const S& in, R&& out, Op&& op) const try {
@@ -486,8 +506,12 @@ class communicator {
 
   /// Inclusive prefix: rank r's out = in_0 op ... op in_r.
   template <send_buffer S, recv_buffer R, class Op>
-  void scan(const S& in, R&& out, Op&& op) const {
-    finish(iscan(in, out, std::forward<Op>(op)));
+  void scan(const S& in, R&& out, Op&& op) const try {
+    detail::same_elements<S, R>();
+    detail::iscan(impl("scan"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                  make<S>(std::forward<Op>(op)), detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request iscan(const S& in, R&& out, Op&& op) const try {
@@ -499,8 +523,12 @@ class communicator {
   }
   /// Exclusive prefix: rank r's out = in_0 op ... op in_{r-1}; rank 0's out is left untouched.
   template <send_buffer S, recv_buffer R, class Op>
-  void exscan(const S& in, R&& out, Op&& op) const {
-    finish(iexscan(in, out, std::forward<Op>(op)));
+  void exscan(const S& in, R&& out, Op&& op) const try {
+    detail::same_elements<S, R>();
+    detail::iexscan(impl("exscan"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                    make<S>(std::forward<Op>(op)), detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request iexscan(const S& in, R&& out, Op&& op) const try {
@@ -513,8 +541,13 @@ class communicator {
 
   /// Reduces size() blocks of out.size() elements; rank r receives block r of the result.
   template <send_buffer S, recv_buffer R, class Op>
-  void reduce_scatter_block(const S& in, R&& out, Op&& op) const {
-    finish(ireduce_scatter_block(in, out, std::forward<Op>(op)));
+  void reduce_scatter_block(const S& in, R&& out, Op&& op) const try {
+    detail::same_elements<S, R>();
+    detail::ireduce_scatter_block(impl("reduce_scatter_block"), detail::bytes_of(in),
+                                  detail::writable_bytes_of(out), make<S>(std::forward<Op>(op)),
+                                  detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request ireduce_scatter_block(const S& in, R&& out, Op&& op) const try {
@@ -527,8 +560,16 @@ class communicator {
   }
   /// Reduces `in` (sum of counts elements); rank r receives counts[r] elements of the result.
   template <send_buffer S, recv_buffer R, class Op>
-  void reduce_scatter(const S& in, R&& out, std::span<const std::size_t> counts, Op&& op) const {
-    finish(ireduce_scatter(in, out, counts, std::forward<Op>(op)));
+  void reduce_scatter(const S& in, R&& out, std::span<const std::size_t> counts, Op&& op) const
+      try {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    detail::ireduce_scatter(impl("reduce_scatter"), detail::bytes_of(in),
+                            detail::writable_bytes_of(out),
+                            detail::scaled<T>(counts, "reduce_scatter", rank_),
+                            make<S>(std::forward<Op>(op)), detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R, class Op>
   [[nodiscard]] request ireduce_scatter(const S& in, R&& out, std::span<const std::size_t> counts,
@@ -544,8 +585,12 @@ class communicator {
 
   /// Root's out receives every rank's `in` in rank order (out holds size() * in.size()).
   template <send_buffer S, recv_buffer R>
-  void gather(const S& in, R&& out, int root) const {
-    finish(igather(in, out, root));
+  void gather(const S& in, R&& out, int root) const try {
+    detail::same_elements<S, R>();
+    detail::igather(impl("gather"), detail::bytes_of(in), detail::writable_bytes_of(out), root,
+                    detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request igather(const S& in, R&& out, int root) const try {
@@ -559,8 +604,14 @@ class communicator {
   /// empty).
   template <send_buffer S, recv_buffer R>
   void gatherv(const S& in, R&& out, std::span<const std::size_t> counts,
-               std::span<const std::size_t> displs, int root) const {
-    finish(igatherv(in, out, counts, displs, root));
+               std::span<const std::size_t> displs, int root) const try {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    detail::igatherv(impl("gatherv"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                     detail::scaled<T>(counts, "gatherv", rank_),
+                     detail::scaled<T>(displs, "gatherv", rank_), root, detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request igatherv(const S& in, R&& out, std::span<const std::size_t> counts,
@@ -577,8 +628,12 @@ class communicator {
 
   /// Block r of root's `in` (out.size() elements each) to rank r's out.
   template <send_buffer S, recv_buffer R>
-  void scatter(const S& in, R&& out, int root) const {
-    finish(iscatter(in, out, root));
+  void scatter(const S& in, R&& out, int root) const try {
+    detail::same_elements<S, R>();
+    detail::iscatter(impl("scatter"), detail::bytes_of(in), detail::writable_bytes_of(out), root,
+                     detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iscatter(const S& in, R&& out, int root) const try {
@@ -591,8 +646,15 @@ class communicator {
   /// counts[r] elements from in[displs[r]] on root to rank r's out.
   template <send_buffer S, recv_buffer R>
   void scatterv(const S& in, std::span<const std::size_t> counts,
-                std::span<const std::size_t> displs, R&& out, int root) const {
-    finish(iscatterv(in, counts, displs, out, root));
+                std::span<const std::size_t> displs, R&& out, int root) const try {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    detail::iscatterv(impl("scatterv"), detail::bytes_of(in),
+                      detail::scaled<T>(counts, "scatterv", rank_),
+                      detail::scaled<T>(displs, "scatterv", rank_), detail::writable_bytes_of(out),
+                      root, detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iscatterv(const S& in, std::span<const std::size_t> counts,
@@ -609,8 +671,12 @@ class communicator {
 
   /// Every rank's out receives every rank's `in` in rank order.
   template <send_buffer S, recv_buffer R>
-  void allgather(const S& in, R&& out) const {
-    finish(iallgather(in, out));
+  void allgather(const S& in, R&& out) const try {
+    detail::same_elements<S, R>();
+    detail::iallgather(impl("allgather"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                       detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iallgather(const S& in, R&& out) const try {
@@ -622,8 +688,14 @@ class communicator {
   }
   template <send_buffer S, recv_buffer R>
   void allgatherv(const S& in, R&& out, std::span<const std::size_t> counts,
-                  std::span<const std::size_t> displs = {}) const {
-    finish(iallgatherv(in, out, counts, displs));
+                  std::span<const std::size_t> displs = {}) const try {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    detail::iallgatherv(impl("allgatherv"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                        detail::scaled<T>(counts, "allgatherv", rank_),
+                        detail::scaled<T>(displs, "allgatherv", rank_), detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request iallgatherv(const S& in, R&& out, std::span<const std::size_t> counts,
@@ -640,19 +712,18 @@ class communicator {
 
   /// Block j of rank i's `in` goes to block i of rank j's out (size() equal blocks each).
   template <send_buffer S, recv_buffer R>
-  void alltoall(const S& in, R&& out) const {
-    finish(ialltoall(in, out));
+  void alltoall(const S& in, R&& out) const try {
+    detail::same_elements<S, R>();
+    equal_blocks(in);
+    detail::ialltoall(impl("alltoall"), detail::bytes_of(in), detail::writable_bytes_of(out),
+                      detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request ialltoall(const S& in, R&& out) const try {
     detail::same_elements<S, R>();
-    if (size_ > 0 && std::ranges::size(in) % static_cast<std::size_t>(size_) != 0) {
-      std::string message = "rmpl: alltoall on rank ";
-      message.append(std::to_string(rank_)).append(": ");
-      message.append(std::to_string(std::ranges::size(in))).append(" elements do not split into ");
-      message.append(std::to_string(size_)).append(" equal blocks");
-      detail::throw_error(errc::invalid_argument, message);
-    }
+    equal_blocks(in);
     return request(
         detail::ialltoall(impl("ialltoall"), detail::bytes_of(in), detail::writable_bytes_of(out)));
   } catch (const error& e) {
@@ -662,8 +733,16 @@ class communicator {
   void alltoallv(const S& in, std::span<const std::size_t> send_counts,
                  std::span<const std::size_t> send_displs, R&& out,
                  std::span<const std::size_t> recv_counts,
-                 std::span<const std::size_t> recv_displs) const {
-    finish(ialltoallv(in, send_counts, send_displs, out, recv_counts, recv_displs));
+                 std::span<const std::size_t> recv_displs) const try {
+    detail::same_elements<S, R>();
+    using T = std::ranges::range_value_t<R>;
+    detail::ialltoallv(
+        impl("alltoallv"), detail::bytes_of(in), detail::scaled<T>(send_counts, "alltoallv", rank_),
+        detail::scaled<T>(send_displs, "alltoallv", rank_), detail::writable_bytes_of(out),
+        detail::scaled<T>(recv_counts, "alltoallv", rank_),
+        detail::scaled<T>(recv_displs, "alltoallv", rank_), detail::run::to_end);
+  } catch (const error& e) {
+    failed(e);
   }
   template <send_buffer S, recv_buffer R>
   [[nodiscard]] request ialltoallv(const S& in, std::span<const std::size_t> send_counts,
@@ -694,6 +773,17 @@ class communicator {
   static std::size_t bytes_of(const R& r) {
     return std::ranges::size(r) * sizeof(std::ranges::range_value_t<R>);
   }
+  /// An alltoall's `in` must split into size() equal blocks.
+  template <class S>
+  void equal_blocks(const S& in) const {
+    if (size_ > 0 && std::ranges::size(in) % static_cast<std::size_t>(size_) != 0) {
+      std::string message = "rmpl: alltoall on rank ";
+      message.append(std::to_string(rank_)).append(": ");
+      message.append(std::to_string(std::ranges::size(in))).append(" elements do not split into ");
+      message.append(std::to_string(size_)).append(" equal blocks");
+      detail::throw_error(errc::invalid_argument, message);
+    }
+  }
   template <class S, class Op>
   static detail::reduction make(Op&& op) {
     return detail::make_reduction<std::remove_cv_t<std::ranges::range_value_t<S>>>(
@@ -706,8 +796,6 @@ class communicator {
     detail::apply_error_policy(impl_.get(), e);
     throw;
   }
-  static void finish(detail::request_id id) { detail::wait(id); }
-  static void finish(request r) { r.wait(); }
 
   detail::comm_ptr impl_;
   int rank_ = undefined;

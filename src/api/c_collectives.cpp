@@ -169,18 +169,18 @@ std::size_t extent_of(const std::vector<std::size_t>& counts,
   return end;
 }
 
-/// Starts through `start` (returning a request id) and either hands the handle back or waits.
-/// `name` is the C function's, for the messages.
+/// Starts through `start(how)` (returning a request id) and hands the handle back, or, for the
+/// blocking form (no handle), runs the collective to its end (run::to_end). `name` is the C
+/// function's, for the messages.
 template <class Start>
 int run(const char* name, rmpl_handle* handle, Start&& start) {
   return guarded([&] {
     // The blocking forms run the i-forms without a handle: name the function the program called.
     function = handle != nullptr ? std::string(name) : "rmpl_" + std::string(name + 6);
-    request_id id = start();
     if (handle != nullptr) {
-      *handle = id;
+      *handle = start(rmpl::detail::run::start);
     } else {
-      rmpl::detail::wait(id);
+      start(rmpl::detail::run::to_end);
     }
     return RMPL_SUCCESS;
   });
@@ -225,15 +225,17 @@ int rmpl_op_free(rmpl_op* op) {
 }
 
 int rmpl_ibarrier(rmpl_handle* handle) {
-  return run("rmpl_ibarrier", handle, [&] { return rmpl::detail::ibarrier(world()); });
+  return run("rmpl_ibarrier", handle,
+             [&](rmpl::detail::run how) { return rmpl::detail::ibarrier(world(), how); });
 }
 int rmpl_barrier(void) {
   return rmpl_ibarrier(nullptr);
 }
 
 int rmpl_ibroadcast(void* buf, size_t bytes, int root, rmpl_handle* handle) {
-  return run("rmpl_ibroadcast", handle,
-             [&] { return rmpl::detail::ibroadcast(world(), out_bytes(buf, bytes), root); });
+  return run("rmpl_ibroadcast", handle, [&](rmpl::detail::run how) {
+    return rmpl::detail::ibroadcast(world(), out_bytes(buf, bytes), root, how);
+  });
 }
 int rmpl_broadcast(void* buf, size_t bytes, int root) {
   return rmpl_ibroadcast(buf, bytes, root, nullptr);
@@ -241,13 +243,13 @@ int rmpl_broadcast(void* buf, size_t bytes, int root) {
 
 int rmpl_ireduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op, int root,
                  rmpl_handle* handle) {
-  return run("rmpl_ireduce", handle, [&] {
+  return run("rmpl_ireduce", handle, [&](rmpl::detail::run how) {
     const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
     const bool root_here = world().kernel.rank == root;
     return rmpl::detail::ireduce(world(), in_bytes(in, bytes),
                                  root_here ? out_bytes(out, bytes) : rmpl::detail::bytes_out{}, r,
-                                 root);
+                                 root, how);
   });
 }
 int rmpl_reduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op, int root) {
@@ -256,10 +258,10 @@ int rmpl_reduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op
 
 int rmpl_iallreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                     rmpl_handle* handle) {
-  return run("rmpl_iallreduce", handle, [&] {
+  return run("rmpl_iallreduce", handle, [&](rmpl::detail::run how) {
     const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
-    return rmpl::detail::iallreduce(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
+    return rmpl::detail::iallreduce(world(), in_bytes(in, bytes), out_bytes(out, bytes), r, how);
   });
 }
 int rmpl_allreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op) {
@@ -268,10 +270,10 @@ int rmpl_allreduce(const void* in, void* out, size_t count, rmpl_type type, rmpl
 
 int rmpl_iscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                rmpl_handle* handle) {
-  return run("rmpl_iscan", handle, [&] {
+  return run("rmpl_iscan", handle, [&](rmpl::detail::run how) {
     const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
-    return rmpl::detail::iscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
+    return rmpl::detail::iscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r, how);
   });
 }
 int rmpl_scan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op) {
@@ -280,10 +282,10 @@ int rmpl_scan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op o
 
 int rmpl_iexscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                  rmpl_handle* handle) {
-  return run("rmpl_iexscan", handle, [&] {
+  return run("rmpl_iexscan", handle, [&](rmpl::detail::run how) {
     const reduction r = reduction_of(raw(type), op);
     const std::size_t bytes = times(count, r.element, "elements");
-    return rmpl::detail::iexscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r);
+    return rmpl::detail::iexscan(world(), in_bytes(in, bytes), out_bytes(out, bytes), r, how);
   });
 }
 int rmpl_exscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op) {
@@ -292,12 +294,12 @@ int rmpl_exscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op
 
 int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                                rmpl_handle* handle) {
-  return run("rmpl_ireduce_scatter_block", handle, [&] {
+  return run("rmpl_ireduce_scatter_block", handle, [&](rmpl::detail::run how) {
     const reduction r = reduction_of(raw(type), op);
     const std::size_t block = times(count, r.element, "elements");
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::ireduce_scatter_block(world(), in_bytes(in, times(n, block, "blocks")),
-                                               out_bytes(out, block), r);
+                                               out_bytes(out, block), r, how);
   });
 }
 int rmpl_reduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op) {
@@ -306,13 +308,13 @@ int rmpl_reduce_scatter_block(const void* in, void* out, size_t count, rmpl_type
 
 int rmpl_ireduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
                          rmpl_op op, rmpl_handle* handle) {
-  return run("rmpl_ireduce_scatter", handle, [&] {
+  return run("rmpl_ireduce_scatter", handle, [&](rmpl::detail::run how) {
     const reduction r = reduction_of(raw(type), op);
     std::vector<std::size_t> bytes = per_rank(counts, true, "counts");
     for (std::size_t& b : bytes) b = times(b, r.element, "elements");
     const std::size_t mine = bytes[static_cast<std::size_t>(world().kernel.rank)];
     return rmpl::detail::ireduce_scatter(world(), in_bytes(in, total_of(bytes)),
-                                         out_bytes(out, mine), bytes, r);
+                                         out_bytes(out, mine), bytes, r, how);
   });
 }
 int rmpl_reduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
@@ -321,12 +323,13 @@ int rmpl_reduce_scatter(const void* in, void* out, const size_t* counts, rmpl_ty
 }
 
 int rmpl_igather(const void* in, size_t bytes, void* out, int root, rmpl_handle* handle) {
-  return run("rmpl_igather", handle, [&] {
+  return run("rmpl_igather", handle, [&](rmpl::detail::run how) {
     const bool root_here = world().kernel.rank == root;
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::igather(
         world(), in_bytes(in, bytes),
-        root_here ? out_bytes(out, times(n, bytes, "blocks")) : rmpl::detail::bytes_out{}, root);
+        root_here ? out_bytes(out, times(n, bytes, "blocks")) : rmpl::detail::bytes_out{}, root,
+        how);
   });
 }
 int rmpl_gather(const void* in, size_t bytes, void* out, int root) {
@@ -335,7 +338,7 @@ int rmpl_gather(const void* in, size_t bytes, void* out, int root) {
 
 int rmpl_igatherv(const void* in, size_t bytes, void* out, const size_t* counts,
                   const size_t* displs, int root, rmpl_handle* handle) {
-  return run("rmpl_igatherv", handle, [&] {
+  return run("rmpl_igatherv", handle, [&](rmpl::detail::run how) {
     std::vector<std::size_t> c, d;
     rmpl::detail::bytes_out place;
     if (world().kernel.rank == root) {
@@ -343,7 +346,7 @@ int rmpl_igatherv(const void* in, size_t bytes, void* out, const size_t* counts,
       d = per_rank(displs, false, "displs");
       place = out_bytes(out, extent_of(c, d));
     }
-    return rmpl::detail::igatherv(world(), in_bytes(in, bytes), place, c, d, root);
+    return rmpl::detail::igatherv(world(), in_bytes(in, bytes), place, c, d, root, how);
   });
 }
 int rmpl_gatherv(const void* in, size_t bytes, void* out, const size_t* counts,
@@ -352,12 +355,12 @@ int rmpl_gatherv(const void* in, size_t bytes, void* out, const size_t* counts,
 }
 
 int rmpl_iscatter(const void* in, void* out, size_t bytes, int root, rmpl_handle* handle) {
-  return run("rmpl_iscatter", handle, [&] {
+  return run("rmpl_iscatter", handle, [&](rmpl::detail::run how) {
     const bool root_here = world().kernel.rank == root;
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::iscatter(
         world(), root_here ? in_bytes(in, times(n, bytes, "blocks")) : rmpl::detail::bytes_in{},
-        out_bytes(out, bytes), root);
+        out_bytes(out, bytes), root, how);
   });
 }
 int rmpl_scatter(const void* in, void* out, size_t bytes, int root) {
@@ -366,7 +369,7 @@ int rmpl_scatter(const void* in, void* out, size_t bytes, int root) {
 
 int rmpl_iscatterv(const void* in, const size_t* counts, const size_t* displs, void* out,
                    size_t bytes, int root, rmpl_handle* handle) {
-  return run("rmpl_iscatterv", handle, [&] {
+  return run("rmpl_iscatterv", handle, [&](rmpl::detail::run how) {
     std::vector<std::size_t> c, d;
     rmpl::detail::bytes_in source;
     if (world().kernel.rank == root) {
@@ -374,7 +377,7 @@ int rmpl_iscatterv(const void* in, const size_t* counts, const size_t* displs, v
       d = per_rank(displs, false, "displs");
       source = in_bytes(in, extent_of(c, d));
     }
-    return rmpl::detail::iscatterv(world(), source, c, d, out_bytes(out, bytes), root);
+    return rmpl::detail::iscatterv(world(), source, c, d, out_bytes(out, bytes), root, how);
   });
 }
 int rmpl_scatterv(const void* in, const size_t* counts, const size_t* displs, void* out,
@@ -383,10 +386,10 @@ int rmpl_scatterv(const void* in, const size_t* counts, const size_t* displs, vo
 }
 
 int rmpl_iallgather(const void* in, size_t bytes, void* out, rmpl_handle* handle) {
-  return run("rmpl_iallgather", handle, [&] {
+  return run("rmpl_iallgather", handle, [&](rmpl::detail::run how) {
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::iallgather(world(), in_bytes(in, bytes),
-                                    out_bytes(out, times(n, bytes, "blocks")));
+                                    out_bytes(out, times(n, bytes, "blocks")), how);
   });
 }
 int rmpl_allgather(const void* in, size_t bytes, void* out) {
@@ -395,11 +398,11 @@ int rmpl_allgather(const void* in, size_t bytes, void* out) {
 
 int rmpl_iallgatherv(const void* in, size_t bytes, void* out, const size_t* counts,
                      const size_t* displs, rmpl_handle* handle) {
-  return run("rmpl_iallgatherv", handle, [&] {
+  return run("rmpl_iallgatherv", handle, [&](rmpl::detail::run how) {
     std::vector<std::size_t> c = per_rank(counts, true, "counts");
     std::vector<std::size_t> d = per_rank(displs, false, "displs");
     return rmpl::detail::iallgatherv(world(), in_bytes(in, bytes), out_bytes(out, extent_of(c, d)),
-                                     c, d);
+                                     c, d, how);
   });
 }
 int rmpl_allgatherv(const void* in, size_t bytes, void* out, const size_t* counts,
@@ -408,10 +411,10 @@ int rmpl_allgatherv(const void* in, size_t bytes, void* out, const size_t* count
 }
 
 int rmpl_ialltoall(const void* in, void* out, size_t block_bytes, rmpl_handle* handle) {
-  return run("rmpl_ialltoall", handle, [&] {
+  return run("rmpl_ialltoall", handle, [&](rmpl::detail::run how) {
     const auto n = static_cast<std::size_t>(world().kernel.size);
     return rmpl::detail::ialltoall(world(), in_bytes(in, times(n, block_bytes, "blocks")),
-                                   out_bytes(out, times(n, block_bytes, "blocks")));
+                                   out_bytes(out, times(n, block_bytes, "blocks")), how);
   });
 }
 int rmpl_alltoall(const void* in, void* out, size_t block_bytes) {
@@ -420,13 +423,13 @@ int rmpl_alltoall(const void* in, void* out, size_t block_bytes) {
 
 int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs, void* out,
                     const size_t* recv_counts, const size_t* recv_displs, rmpl_handle* handle) {
-  return run("rmpl_ialltoallv", handle, [&] {
+  return run("rmpl_ialltoallv", handle, [&](rmpl::detail::run how) {
     std::vector<std::size_t> sc = per_rank(send_counts, true, "send_counts");
     std::vector<std::size_t> sd = per_rank(send_displs, false, "send_displs");
     std::vector<std::size_t> rc = per_rank(recv_counts, true, "recv_counts");
     std::vector<std::size_t> rd = per_rank(recv_displs, false, "recv_displs");
     return rmpl::detail::ialltoallv(world(), in_bytes(in, extent_of(sc, sd)), sc, sd,
-                                    out_bytes(out, extent_of(rc, rd)), rc, rd);
+                                    out_bytes(out, extent_of(rc, rd)), rc, rd, how);
   });
 }
 int rmpl_alltoallv(const void* in, const size_t* send_counts, const size_t* send_displs, void* out,

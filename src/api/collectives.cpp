@@ -7,76 +7,85 @@
 namespace rmpl::detail {
 namespace {
 
-coll::target on(const comm_impl& c) {
-  // The operation keeps the communicator alive (a handle freed mid-collective) through an aliasing
-  // pointer to the kernel view; the view's collective count is the one thing a start changes.
+coll::target on(const comm_impl& c, run how) {
+  // A blocking collective ends before its caller returns, so the caller's handle keeps the
+  // communicator alive; a started one keeps it alive itself (a handle freed mid-collective)
+  // through an aliasing pointer to the kernel view, whose collective count is the one thing a
+  // start changes.
+  if (how == run::to_end) return coll::target{api::kernel(), c.kernel, nullptr, true};
   return coll::target{api::kernel(), c.kernel, c.shared_from_this()};
+}
+
+/// The request of a started collective; null_request for one that ran to its end.
+request_id id_of(core::request* r) noexcept {
+  return r != nullptr ? r->id() : null_request;
 }
 
 }  // namespace
 
-request_id ibarrier(const comm_impl& c) {
-  return coll::start_barrier(on(c))->id();
+request_id ibarrier(const comm_impl& c, run how) {
+  return id_of(coll::start_barrier(on(c, how)));
 }
-request_id ibroadcast(const comm_impl& c, bytes_out data, int root) {
-  return coll::start_broadcast(on(c), data, root)->id();
+request_id ibroadcast(const comm_impl& c, bytes_out data, int root, run how) {
+  return id_of(coll::start_broadcast(on(c, how), data, root));
 }
-request_id ireduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, int root) {
-  return coll::start_reduce(on(c), in, out, op, root)->id();
+request_id ireduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, int root,
+                   run how) {
+  return id_of(coll::start_reduce(on(c, how), in, out, op, root));
 }
-request_id iallreduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op) {
-  return coll::start_allreduce(on(c), in, out, op)->id();
+request_id iallreduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op,
+                      run how) {
+  return id_of(coll::start_allreduce(on(c, how), in, out, op));
 }
-request_id iscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op) {
-  return coll::start_scan(on(c), in, out, op, false)->id();
+request_id iscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, run how) {
+  return id_of(coll::start_scan(on(c, how), in, out, op, false));
 }
-request_id iexscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op) {
-  return coll::start_scan(on(c), in, out, op, true)->id();
+request_id iexscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, run how) {
+  return id_of(coll::start_scan(on(c, how), in, out, op, true));
 }
 request_id ireduce_scatter_block(const comm_impl& c, bytes_in in, bytes_out out,
-                                 const reduction& op) {
-  return coll::start_reduce_scatter_block(on(c), in, out, op)->id();
+                                 const reduction& op, run how) {
+  return id_of(coll::start_reduce_scatter_block(on(c, how), in, out, op));
 }
 request_id ireduce_scatter(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
-                           const reduction& op) {
-  return coll::start_reduce_scatter(on(c), in, out, recv_counts, op)->id();
+                           const reduction& op, run how) {
+  return id_of(coll::start_reduce_scatter(on(c, how), in, out, recv_counts, op));
 }
-request_id igather(const comm_impl& c, bytes_in in, bytes_out out, int root) {
-  return coll::start_gather(on(c), in, out, root)->id();
+request_id igather(const comm_impl& c, bytes_in in, bytes_out out, int root, run how) {
+  return id_of(coll::start_gather(on(c, how), in, out, root));
 }
 request_id igatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
-                    counts displs, int root) {
-  return coll::start_gatherv(on(c), in, out, recv_counts, displs, root)->id();
+                    counts displs, int root, run how) {
+  return id_of(coll::start_gatherv(on(c, how), in, out, recv_counts, displs, root));
 }
-request_id iscatter(const comm_impl& c, bytes_in in, bytes_out out, int root) {
-  return coll::start_scatter(on(c), in, out, root)->id();
+request_id iscatter(const comm_impl& c, bytes_in in, bytes_out out, int root, run how) {
+  return id_of(coll::start_scatter(on(c, how), in, out, root));
 }
 request_id iscatterv(const comm_impl& c, bytes_in in, counts send_counts, counts displs,
-                     bytes_out out, int root) {
-  return coll::start_scatterv(on(c), in, send_counts, displs, out, root)->id();
+                     bytes_out out, int root, run how) {
+  return id_of(coll::start_scatterv(on(c, how), in, send_counts, displs, out, root));
 }
-request_id iallgather(const comm_impl& c, bytes_in in, bytes_out out) {
-  return coll::start_allgather(on(c), in, out)->id();
+request_id iallgather(const comm_impl& c, bytes_in in, bytes_out out, run how) {
+  return id_of(coll::start_allgather(on(c, how), in, out));
 }
 request_id iallgatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
-                       counts displs) {
-  return coll::start_allgatherv(on(c), in, out, recv_counts, displs)->id();
+                       counts displs, run how) {
+  return id_of(coll::start_allgatherv(on(c, how), in, out, recv_counts, displs));
 }
-request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out) {
-  return coll::start_alltoall(on(c), in, out)->id();
+request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out, run how) {
+  return id_of(coll::start_alltoall(on(c, how), in, out));
 }
 request_id ialltoallv(const comm_impl& c, bytes_in in, counts send_counts, counts send_displs,
-                      bytes_out out, counts recv_counts, counts recv_displs) {
-  return coll::start_alltoallv(on(c), in, send_counts, send_displs, out, recv_counts, recv_displs)
-      ->id();
+                      bytes_out out, counts recv_counts, counts recv_displs, run how) {
+  return id_of(coll::start_alltoallv(on(c, how), in, send_counts, send_displs, out, recv_counts,
+                                     recv_displs));
 }
 request_id ineighbor_exchange(const comm_impl& c, bytes_in in, std::span<const int> destinations,
                               counts send_counts, counts send_displs, bytes_out out,
-                              std::span<const int> sources, counts recv_counts,
-                              counts recv_displs) {
-  return coll::start_neighbor_exchange(on(c), in, destinations, send_counts, send_displs, out,
-                                       sources, recv_counts, recv_displs)
-      ->id();
+                              std::span<const int> sources, counts recv_counts, counts recv_displs,
+                              run how) {
+  return id_of(coll::start_neighbor_exchange(on(c, how), in, destinations, send_counts, send_displs,
+                                             out, sources, recv_counts, recv_displs));
 }
 
 }  // namespace rmpl::detail

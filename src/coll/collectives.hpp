@@ -1,6 +1,8 @@
 // The collectives' entry points: each checks its arguments, picks an algorithm (select.hpp) and
 // starts it as an activity of the engine; the returned request completes when this rank's part
-// is done. Sizes are in bytes; a reduction's `in` and `out` may be the same memory (in place).
+// is done. A blocking call (target::to_end) runs the same algorithm to its end before returning,
+// and gets null. Sizes are in bytes; a reduction's `in` and `out` may be the same memory (in
+// place).
 #pragma once
 
 #include <cstddef>
@@ -14,11 +16,16 @@
 namespace rmpl::coll {
 
 /// Where a collective runs: the engine, the communicator (whose collective count advances), and
-/// what keeps the communicator alive until the collective ends.
+/// what keeps the communicator alive until the collective ends (a nonblocking one may outlive the
+/// caller's handle).
 struct target {
   core::engine& engine;
   core::communicator& comm;
   std::shared_ptr<const void> keep;
+  /// Blocking: run the collective to its end on the caller's stack, with no request, and return
+  /// null (errors are thrown, as a wait would throw them). The caller keeps the communicator
+  /// alive, so `keep` may be empty.
+  bool to_end = false;
 };
 
 using bytes = std::span<std::byte>;

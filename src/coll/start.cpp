@@ -135,13 +135,16 @@ struct agreement {
 /// The fields above that every rank must pass alike.
 constexpr std::size_t compared_fields = 5;
 
-bool checking() {
-  static const bool on = [] {
-    const char* value = std::getenv("RMPL_CHECK_COLLECTIVES");
-    if (value == nullptr || *value == '\0' || std::string_view(value) == "0") return false;
-    if (std::string_view(value) == "1") return true;
-    base::fail(errc::invalid_argument, "RMPL_CHECK_COLLECTIVES={} is neither 0 nor 1", value);
-  }();
+bool checking_from_environment() {
+  const char* value = std::getenv("RMPL_CHECK_COLLECTIVES");
+  if (value == nullptr || *value == '\0' || std::string_view(value) == "0") return false;
+  if (std::string_view(value) == "1") return true;
+  base::fail(errc::invalid_argument, "RMPL_CHECK_COLLECTIVES={} is neither 0 nor 1", value);
+}
+
+/// Asked a few times by every collective's start: inlined, it is a load and a branch.
+[[gnu::always_inline]] inline bool checking() {
+  static const bool on = checking_from_environment();
   return on;
 }
 
@@ -263,19 +266,36 @@ task checked(exchange x, agreement mine, task body) {
   co_await x.run(std::move(body));
 }
 
-/// Starts `algorithm` (named `name`) as collective `c` on the target.
+/// Gives operation `op` its coroutine: `start` (the algorithm), after the agreement in the checked
+/// mode.
+template <class Start>
+void prepare(operation& op, const target& t, const agreement& a, Start&& start) {
+  exchange x(op, t.engine, t.comm, t.comm.next_collective_tag());
+  if (checking()) {
+    op.run(checked(x, a, start(x)));
+  } else {
+    op.run(start(x));
+  }
+}
+
+/// Starts `algorithm` (named `name`) as collective `c` on the target; with t.to_end, runs it to
+/// its end on this stack instead (no request, no activity, no operation on the heap: the fixed
+/// cost of a short blocking collective) and returns null. In the checked mode it always starts
+/// it: checked_start() tells this rank's argument errors from the collective's own by where they
+/// are thrown, and waits itself.
 template <class Start>
 core::request* launch(const target& t, collective c, const agreement& a, std::string_view name,
                       std::size_t bytes, Start&& start) {
-  auto op = std::make_unique<operation>(
-      t.engine, t.keep,
-      operation::label{collective_names[static_cast<std::size_t>(c)], name, bytes, t.comm.size});
-  exchange x(*op, t.engine, t.comm, t.comm.next_collective_tag());
-  if (checking()) {
-    op->run(checked(x, a, start(x)));
-  } else {
-    op->run(start(x));
+  const operation::label what{collective_names[static_cast<std::size_t>(c)], name, bytes,
+                              t.comm.size};
+  if (t.to_end && !checking()) {
+    operation op(t.engine, nullptr, what);
+    prepare(op, t, a, start);
+    op.run_to_end();
+    return nullptr;
   }
+  auto op = std::make_unique<operation>(t.engine, t.keep, what);
+  prepare(*op, t, a, start);
   return t.engine.start_activity(std::move(op));
 }
 
@@ -290,8 +310,9 @@ task nothing(exchange) {
 template <class Start>
 core::request* checked_start(const target& t, collective c, Start&& start) {
   if (!checking()) return start();
+  core::request* started = nullptr;
   try {
-    return start();
+    started = start();
   } catch (const error& e) {
     agreement a = agree_on(c);
     a.failed = static_cast<std::uint64_t>(e.code());
@@ -304,6 +325,12 @@ core::request* checked_start(const target& t, collective c, Start&& start) {
     }
     throw;
   }
+  if (!t.to_end) return started;
+  // A blocking call in the checked mode: the collective's own errors (a disagreement, a dead
+  // rank) come from this wait, outside the argument checks' handler above.
+  t.engine.wait(started);
+  t.engine.finish(started);
+  return nullptr;
 }
 
 /// Whether the shared-area algorithms may run: the communicator has an area, and the checked mode

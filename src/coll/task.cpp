@@ -30,10 +30,6 @@ void exchange::all_done::await_resume() {
   op->collect();
 }
 
-void exchange::condition_met::await_suspend(std::coroutine_handle<>) {
-  op->wait_for(std::move(condition));
-}
-
 void exchange::nested::await_suspend(std::coroutine_handle<>) {
   op->push(child.handle());
 }
@@ -47,10 +43,29 @@ void exchange::nested::await_resume() {
 }
 
 operation::~operation() {
-  // Only reached with requests pending when the engine itself goes away mid-collective.
-  for (core::request* r : pending_) {
+  // Only reached with requests pending when the engine itself goes away mid-collective, or when a
+  // wait threw (a rank died: the engine has halted and never touches them again).
+  pending_.for_each([this](core::request* r) {
     if (r->done()) engine_.free_request(r);
+  });
+}
+
+void operation::run_to_end() {
+  try {
+    // wait_until asks advance() before its first progress pass: a collective whose steps all
+    // complete at once never polls.
+    engine_.wait_until([this] { return advance(); });
+  } catch (...) {
+    // The operation is about to leave the stack with its coroutine frame, whose buffers pending
+    // transfers may still write. A halted engine never touches them again; otherwise (an error
+    // the engine raised without halting, e.g. a corrupt cell) the process cannot go on safely.
+    if (!engine_.halted() && !settled()) {
+      base::fatal(fmt::format("rmpl: {} failed on rank {} with transfers still in flight",
+                              describe(), engine_.rank()));
+    }
+    throw;
   }
+  rethrow_failure();
 }
 
 std::string operation::describe() const {
@@ -67,21 +82,19 @@ void operation::push(std::coroutine_handle<task::promise_type> child) {
 }
 
 bool operation::settled() const noexcept {
-  for (const core::request* r : pending_) {
-    if (!r->done()) return false;
-  }
-  return true;
+  return pending_.all_of([](const core::request* r) { return r->done(); });
 }
 
 void operation::collect() {
+  if (pending_.empty()) return;
   std::exception_ptr first;
-  for (core::request* r : pending_) {
+  pending_.for_each([&](core::request* r) {
     try {
       engine_.finish(r);
     } catch (...) {
       if (!first) first = std::current_exception();
     }
-  }
+  });
   pending_.clear();
   if (first) std::rethrow_exception(first);
 }
@@ -100,9 +113,9 @@ bool operation::advance() {
   // their buffers may live in its frame.
   for (;;) {
     if (!settled()) return false;
-    if (condition_) {
-      if (!condition_()) return false;
-      condition_ = nullptr;
+    if (condition_.ask != nullptr) {
+      if (!condition_.ask(condition_.state)) return false;
+      condition_ = {};
     }
     auto h = stack_[depth_ - 1];
     if (!h.done()) {

@@ -1,5 +1,5 @@
-// A collective algorithm is a coroutine over point-to-point requests: it posts sends and receives on
-// the communicator's collective context, suspends until they have completed (co_await x.all()),
+// A collective algorithm is a coroutine over point-to-point requests: it posts sends and receives
+// on the communicator's collective context, suspends until they have completed (co_await x.all()),
 // combines data, and goes on. The progress engine resumes it after each pass over the rings (see
 // core/activity.hpp), so the same code serves the blocking and the nonblocking collectives, and
 // several collectives, on one communicator or on many, can be in flight at once.
@@ -17,17 +17,17 @@
 #include <coroutine>
 #include <cstddef>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "coll/recycled.hpp"
 #include "core/activity.hpp"
 #include "core/communicator.hpp"
-#include "coll/recycled.hpp"
 #include "core/engine.hpp"
 
 namespace rmpl::coll {
@@ -101,17 +101,21 @@ class exchange {
   all_done all() const noexcept { return {op_}; }
 
   /// Awaitable: suspends until `condition()` holds (asked after each progress pass): words in
-  /// shared memory that peers write. Whatever the condition refers to must outlive the wait.
+  /// shared memory that peers write. Whatever the condition refers to must outlive the wait. The
+  /// condition stays in the awaiter, which the coroutine's frame holds while it is suspended; the
+  /// operation asks it there through a pointer (a std::function cost every short collective a
+  /// construction and a destruction per wait).
+  template <class Condition>
   struct condition_met {
     operation* op;
-    std::function<bool()> condition;
+    Condition condition;
     bool await_ready() { return condition(); }
-    void await_suspend(std::coroutine_handle<>);
+    void await_suspend(std::coroutine_handle<>) noexcept;
     void await_resume() const noexcept {}
   };
   template <class Condition>
-  condition_met until(Condition&& condition) const {
-    return {op_, std::function<bool()>(std::forward<Condition>(condition))};
+  condition_met<std::decay_t<Condition>> until(Condition&& condition) const {
+    return {op_, std::forward<Condition>(condition)};
   }
 
   /// Awaitable: runs another algorithm (a coroutine started with this same exchange) to its end,
@@ -133,9 +137,53 @@ class exchange {
   int tag_;
 };
 
+/// The point-to-point requests a step of an algorithm waits for. Most steps post one or two, so the
+/// first few are held inline: a vector would cost every short collective a malloc and a free.
+class request_list {
+ public:
+  void push_back(core::request* r) {
+    if (count_ < few_.size()) {
+      few_[count_] = r;
+    } else {
+      more_.push_back(r);
+    }
+    ++count_;
+  }
+  bool empty() const noexcept { return count_ == 0; }
+  void clear() noexcept {
+    count_ = 0;
+    more_.clear();
+  }
+  /// Calls f(request*) for each, in the order they were added.
+  template <class F>
+  void for_each(F&& f) const {
+    const std::size_t inline_count = count_ < few_.size() ? count_ : few_.size();
+    for (std::size_t i = 0; i < inline_count; ++i) f(few_[i]);
+    for (core::request* r : more_) f(r);
+  }
+  template <class F>
+  bool all_of(F&& f) const {
+    const std::size_t inline_count = count_ < few_.size() ? count_ : few_.size();
+    for (std::size_t i = 0; i < inline_count; ++i) {
+      if (!f(few_[i])) return false;
+    }
+    for (core::request* r : more_) {
+      if (!f(r)) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::array<core::request*, 4> few_;
+  std::size_t count_ = 0;
+  std::vector<core::request*> more_;
+};
+
 /// One collective in flight: the engine's activity. It owns the algorithm's coroutine, keeps the
 /// communicator alive (a communicator freed while its collective runs stays until it ends) and
-/// holds the point-to-point requests the coroutine waits for.
+/// holds the point-to-point requests the coroutine waits for. A blocking collective's operation
+/// lives on the caller's stack instead and runs there to its end (run_to_end): it needs no request
+/// of the engine's, and no activity.
 class operation final : public core::activity {
  public:
   /// What the operation is, for error messages (formatted only when one is needed).
@@ -160,6 +208,12 @@ class operation final : public core::activity {
     depth_ = 1;
   }
 
+  /// Runs the operation to its end on the caller's stack, without a request: advances it, then
+  /// waits (progressing the engine, so other requests and collectives in flight move too) until
+  /// it has ended; rethrows its failure. Errors of the wait (errc::dead_rank) propagate as a
+  /// request's wait would throw them.
+  void run_to_end();
+
   bool advance() override;
   void rethrow_failure() override {
     if (task_.handle() && task_.handle().promise().failure) {
@@ -176,8 +230,14 @@ class operation final : public core::activity {
   /// collect(), ignoring failures.
   void discard() noexcept;
   void add(core::request* r) { pending_.push_back(r); }
-  /// Holds the running coroutine until `condition` is met (exchange::until).
-  void wait_for(std::function<bool()> condition) { condition_ = std::move(condition); }
+  /// A condition the running coroutine waits for (exchange::until): `ask(state)` says whether it
+  /// holds.
+  struct condition_ref {
+    bool (*ask)(void* state) = nullptr;
+    void* state = nullptr;
+  };
+  /// Holds the running coroutine until `condition` is met.
+  void wait_for(condition_ref condition) noexcept { condition_ = condition; }
   /// Runs `child` before resuming whatever runs now (exchange::run).
   void push(std::coroutine_handle<task::promise_type> child);
 
@@ -190,8 +250,13 @@ class operation final : public core::activity {
   /// (Algorithms nest a few levels at most: allreduce = reduce + broadcast, each with a step.)
   std::array<std::coroutine_handle<task::promise_type>, 8> stack_{};
   std::size_t depth_ = 0;
-  std::vector<core::request*> pending_;
-  std::function<bool()> condition_;  ///< what the running coroutine waits for besides requests
+  request_list pending_;
+  condition_ref condition_;  ///< what the running coroutine waits for besides requests
 };
+
+template <class Condition>
+void exchange::condition_met<Condition>::await_suspend(std::coroutine_handle<>) noexcept {
+  op->wait_for({[](void* state) { return (*static_cast<Condition*>(state))(); }, &condition});
+}
 
 }  // namespace rmpl::coll

@@ -89,11 +89,17 @@ class staging_handle {
   std::shared_ptr<staging> heap_;
 };
 
+/// How the kernel runs a collective: a blocking call (no request) runs it to its end, with no
+/// kernel request; a nonblocking one starts it.
+detail::run how(const MPI_Request* request) noexcept {
+  return request == nullptr ? detail::run::to_end : detail::run::start;
+}
+
 /// Completes a started collective: waits and unpacks (blocking: `request` is null), or hands the
 /// kernel request and the staging to a new MPI request.
 void finish(MPI_Comm c, detail::request_id id, staging_handle& s, MPI_Request* request) {
   if (request == nullptr) {
-    detail::wait(id);
+    if (id != detail::null_request) detail::wait(id);  // null: the collective ran to its end
     s->finish();
     return;
   }
@@ -554,7 +560,7 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
 void barrier(MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   staging_handle s(request);
-  finish(c, co.inter ? inter::ibarrier(co) : detail::ibarrier(*co.impl), s, request);
+  finish(c, co.inter ? inter::ibarrier(co) : detail::ibarrier(*co.impl, how(request)), s, request);
 }
 
 void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Request* request) {
@@ -572,7 +578,7 @@ void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Reques
   } else {
     data = recv_bytes(*s, buf, n, t);
   }
-  finish(c, detail::ibroadcast(*co.impl, data, root), s, request);
+  finish(c, detail::ibroadcast(*co.impl, data, root, how(request)), s, request);
 }
 
 void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
@@ -601,7 +607,7 @@ void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op
     in = reduce_input(*s, p, sendbuf, n, t);
     if (at_root) out = reduce_output(*s, p, recvbuf, n, t, false);
   }
-  finish(c, detail::ireduce(*co.impl, in, out, p.kernel, root), s, request);
+  finish(c, detail::ireduce(*co.impl, in, out, p.kernel, root, how(request)), s, request);
 }
 
 enum class all_kind { allreduce, scan, exscan };
@@ -639,13 +645,13 @@ void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI
   detail::request_id id = detail::null_request;
   switch (kind) {
     case all_kind::allreduce:
-      id = detail::iallreduce(*co.impl, in, out, p.kernel);
+      id = detail::iallreduce(*co.impl, in, out, p.kernel, how(request));
       break;
     case all_kind::scan:
-      id = detail::iscan(*co.impl, in, out, p.kernel);
+      id = detail::iscan(*co.impl, in, out, p.kernel, how(request));
       break;
     case all_kind::exscan:
-      id = detail::iexscan(*co.impl, in, out, p.kernel);
+      id = detail::iexscan(*co.impl, in, out, p.kernel, how(request));
       break;
   }
   finish(c, id, s, request);
@@ -672,7 +678,7 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
   bytes_in in = sendbuf == MPI_IN_PLACE ? reduce_input(*s, p, recvbuf, total, t, true)
                                         : reduce_input(*s, p, sendbuf, total, t);
   bytes_out out = reduce_output(*s, p, recvbuf, n, t, false);
-  finish(c, detail::ireduce_scatter_block(*co.impl, in, out, p.kernel), s, request);
+  finish(c, detail::ireduce_scatter_block(*co.impl, in, out, p.kernel, how(request)), s, request);
 }
 
 void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype type,
@@ -705,7 +711,7 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
   bytes_in in = sendbuf == MPI_IN_PLACE ? reduce_input(*s, p, recvbuf, total, t, true)
                                         : reduce_input(*s, p, sendbuf, total, t);
   bytes_out out = reduce_output(*s, p, recvbuf, mine, t, false);
-  finish(c, detail::ireduce_scatter(*co.impl, in, out, bytes, p.kernel), s, request);
+  finish(c, detail::ireduce_scatter(*co.impl, in, out, bytes, p.kernel, how(request)), s, request);
 }
 
 void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
@@ -733,7 +739,7 @@ void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, 
                          in_place ? root : -1);
   }
   bytes_in in = in_place ? bytes_in(out.block(root)) : send_bytes(*s, sendbuf, scount, *st);
-  finish(c, detail::igather(*co.impl, in, out.data, root), s, request);
+  finish(c, detail::igather(*co.impl, in, out.data, root, how(request)), s, request);
 }
 
 void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, const int* rcounts,
@@ -762,7 +768,8 @@ void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                          in_place ? root : -1);
   }
   bytes_in in = in_place ? bytes_in(out.block(root)) : send_bytes(*s, sendbuf, scount, *st);
-  finish(c, detail::igatherv(*co.impl, in, out.data, out.counts, out.displs, root), s, request);
+  finish(c, detail::igatherv(*co.impl, in, out.data, out.counts, out.displs, root, how(request)), s,
+         request);
 }
 
 void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
@@ -792,7 +799,7 @@ void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
     if (in_place) out = {s->make(in.counts[0]), in.counts[0]};
   }
   if (!in_place) out = recv_bytes(*s, recvbuf, rcount, *rt);
-  finish(c, detail::iscatter(*co.impl, in.data, out, root), s, request);
+  finish(c, detail::iscatter(*co.impl, in.data, out, root, how(request)), s, request);
 }
 
 void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Datatype stype,
@@ -826,7 +833,8 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
     }
   }
   if (!in_place) out = recv_bytes(*s, recvbuf, rcount, *rt);
-  finish(c, detail::iscatterv(*co.impl, in.data, in.counts, in.displs, out, root), s, request);
+  finish(c, detail::iscatterv(*co.impl, in.data, in.counts, in.displs, out, root, how(request)), s,
+         request);
 }
 
 void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
@@ -845,7 +853,7 @@ void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbu
   region out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive, false,
                               in_place ? co.rank() : -1);
   bytes_in in = in_place ? bytes_in(out.block(co.rank())) : send_bytes(*s, sendbuf, scount, *st);
-  finish(c, detail::iallgather(*co.impl, in, out.data), s, request);
+  finish(c, detail::iallgather(*co.impl, in, out.data, how(request)), s, request);
 }
 
 void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
@@ -868,7 +876,8 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
   region out = varying_blocks(*s, recvbuf, rcounts, displs, rt, co.size(), direction::receive,
                               false, in_place ? co.rank() : -1);
   bytes_in in = in_place ? bytes_in(out.block(co.rank())) : send_bytes(*s, sendbuf, scount, *st);
-  finish(c, detail::iallgatherv(*co.impl, in, out.data, out.counts, out.displs), s, request);
+  finish(c, detail::iallgatherv(*co.impl, in, out.data, out.counts, out.displs, how(request)), s,
+         request);
 }
 
 void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
@@ -888,7 +897,7 @@ void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf
                        : uniform_blocks(*s, sendbuf, scount, *st, co.size(), direction::send);
   region out = uniform_blocks(*s, recvbuf, rcount, rt, co.size(), direction::receive);
   if (co.inter) return inter_alltoall(c, co, in, out, s, request);
-  finish(c, detail::ialltoall(*co.impl, in.data, out.data), s, request);
+  finish(c, detail::ialltoall(*co.impl, in.data, out.data, how(request)), s, request);
 }
 
 void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
@@ -915,10 +924,10 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
                   : varying_blocks(*s, sendbuf, scounts, sdispls, *st, size, direction::send);
   region out = varying_blocks(*s, recvbuf, rcounts, rdispls, rt, size, direction::receive);
   if (co.inter) return inter_alltoall(c, co, in, out, s, request);
-  finish(
-      c,
-      detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
-      s, request);
+  finish(c,
+         detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts,
+                            out.displs, how(request)),
+         s, request);
 }
 
 void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
@@ -956,10 +965,10 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
   }
   region out = blocks_of(*s, recvbuf, rc, rd, rt, true, direction::receive);
   if (co.inter) return inter_alltoall(c, co, in, out, s, request);
-  finish(
-      c,
-      detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts, out.displs),
-      s, request);
+  finish(c,
+         detail::ialltoallv(*co.impl, in.data, in.counts, in.displs, out.data, out.counts,
+                            out.displs, how(request)),
+         s, request);
 }
 
 // ---- neighbourhood collectives (MPI-3.1 7.6) ----
@@ -1061,7 +1070,7 @@ void neighbor_exchange(MPI_Comm c, const rmpl_mpi_comm& co, const neighborhood& 
   }
   finish(c,
          detail::ineighbor_exchange(*co.impl, in.data, n.destinations, counts, displs, out.data,
-                                    n.sources, out.counts, out.displs),
+                                    n.sources, out.counts, out.displs, how(request)),
          s, request);
 }
 

@@ -269,6 +269,27 @@ TEST_F(Outstanding, BlockingOnOneWhileAnotherIsPending) {
   }
 }
 
+// Blocking collectives on the communicator of a pending nonblocking one: they run on the caller's
+// stack (no request), after it in every member's order, so their wait must advance it (on the
+// shared areas a round waits for this rank's previous round to be over).
+TEST_F(Outstanding, BlockingAfterAPendingOneOnTheSameCommunicator) {
+  rmpl::communicator c = world().dup();
+  for (std::size_t count : {std::size_t{3}, std::size_t{70000}}) {
+    SCOPED_TRACE(::testing::Message() << count << " elements");
+    std::vector<double> in = values(rank(), count, 41), out(count, -1);
+    rmpl::request pending = c.iallreduce(in, out, rmpl::ops::sum{});
+    std::vector<double> data(7, rank() == size() - 1 ? 2.5 : -1.0);
+    c.broadcast(data, size() - 1);
+    EXPECT_EQ(data, std::vector<double>(7, 2.5));
+    c.barrier();
+    std::vector<double> small = values(rank(), 9, 42), sum(9, -1);
+    c.allreduce(small, sum, rmpl::ops::sum{});
+    EXPECT_EQ(first_difference(sum, sum_over(size(), 9, 42)), "");
+    pending.wait();
+    EXPECT_EQ(first_difference(out, sum_over(size(), count, 41)), "");
+  }
+}
+
 // The last handle of a communicator dropped while a collective on it is pending: the operation
 // keeps what it needs and completes; new communicators made meanwhile (which may be offered the
 // same context once it is released) do not disturb it.
