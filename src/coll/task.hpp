@@ -154,13 +154,8 @@ class request_list {
     count_ = 0;
     more_.clear();
   }
-  /// Calls f(request*) for each, in the order they were added.
-  template <class F>
-  void for_each(F&& f) const {
-    const std::size_t inline_count = count_ < few_.size() ? count_ : few_.size();
-    for (std::size_t i = 0; i < inline_count; ++i) f(few_[i]);
-    for (core::request* r : more_) f(r);
-  }
+  /// Whether f(request*) holds for each, tried in the order they were added (stops at the first
+  /// that does not).
   template <class F>
   bool all_of(F&& f) const {
     const std::size_t inline_count = count_ < few_.size() ? count_ : few_.size();
@@ -171,6 +166,14 @@ class request_list {
       if (!f(r)) return false;
     }
     return true;
+  }
+  /// Calls f(request*) for each, in the order they were added.
+  template <class F>
+  void for_each(F&& f) const {
+    all_of([&](core::request* r) {
+      f(r);
+      return true;
+    });
   }
 
  private:

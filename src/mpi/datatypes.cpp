@@ -19,13 +19,13 @@ namespace {
 using rmpl::detail::scalar;
 using rmpl::detail::scalar_of;
 
-/// A predefined type whose element is the C type T: one run of sizeof(T) bytes.
 /// Marks `t` committed (ready for communication) and sets what follows from that.
 void commit(rmpl_mpi_datatype& t) {
   t.committed = true;
   t.plain = t.contiguous && t.size <= (MPI_Count{1} << 40);
 }
 
+/// A predefined type whose element is the C type T: one run of sizeof(T) bytes.
 template <class T>
 rmpl_mpi_datatype named(const char* name, scalar basic = scalar_of<T>()) {
   rmpl_mpi_datatype t;

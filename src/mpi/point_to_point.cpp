@@ -143,18 +143,17 @@ rmpl::status exchange_with(const rmpl_mpi_comm& c, outgoing& out, int dest, int 
   return complete_kernel(r);
 }
 
-/// Whether `n` elements of `t` at `buf` go to the kernel as they are (the common case, checked
-/// first so that it costs a few compares).
+/// Whether `n` elements of the committed datatype `t` at `buf` go to the kernel as they are (the
+/// common case, checked first so that it costs a few compares). `t.plain` (set by commit():
+/// contiguous, at most 2^40 bytes an element) keeps n * size from overflowing.
 inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
-  return t.contiguous && n >= 0 && (buf != nullptr || n == 0) &&
-         t.size <= (MPI_Count{1} << 40);  // n * size cannot overflow
+  return t.plain && n >= 0 && (buf != nullptr || n == 0);
 }
 
 /// Whether `type` is a live committed datatype whose `n` elements at `buf` go to the kernel as they
-/// are: datatype()'s test and plain(), inline and without a throw.
+/// are: the handle test of datatype() and plain(), inline and without a throw.
 inline bool plain_type(const void* buf, int n, MPI_Datatype type) noexcept {
-  return type != nullptr && type->tag == magic::datatype && type->plain && n >= 0 &&
-         (buf != nullptr || n == 0);
+  return type != nullptr && type->tag == magic::datatype && plain(buf, n, *type);
 }
 
 /// The kernel's communicator of `c` when `c` is live and `n` elements of `type` at `buf` go to
