@@ -59,6 +59,9 @@ task broadcast_shared(exchange x, bytes data, int root);
 /// root < 0: every rank receives the result (allreduce).
 task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root);
 task allreduce_shared(exchange x, const_bytes in, bytes out, reduction op);
+// shared_exchange.cpp: the same for allgather and alltoall (`in` may lie in `out`)
+task allgather_shared(exchange x, const_bytes in, bytes out);
+task alltoall_shared(exchange x, const_bytes in, bytes out);
 
 // broadcast.cpp
 task broadcast_binomial(exchange x, bytes data, int root);

@@ -26,9 +26,11 @@ constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};
 constexpr std::string_view scatter_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view scatterv_algorithms[] = {"auto", "linear"};
-constexpr std::string_view allgather_algorithms[] = {"auto", "ring", "recursive_doubling", "bruck"};
+constexpr std::string_view allgather_algorithms[] = {"auto", "ring", "recursive_doubling", "bruck",
+                                                     "shared"};
 constexpr std::string_view allgatherv_algorithms[] = {"auto", "ring"};
-constexpr std::string_view alltoall_algorithms[] = {"auto", "linear", "pairwise", "bruck"};
+constexpr std::string_view alltoall_algorithms[] = {"auto", "linear", "pairwise", "bruck",
+                                                    "shared"};
 constexpr std::string_view alltoallv_algorithms[] = {"auto", "linear", "pairwise"};
 constexpr std::string_view reduce_scatter_algorithms[] = {"auto", "recursive_halving", "pairwise",
                                                           "reduce_scatterv"};

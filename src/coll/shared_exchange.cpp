@@ -1,0 +1,72 @@
+// Allgather and alltoall through the communicator's shared areas (shared_area.hpp): each rank
+// copies its blocks into its own area once and posts the round; every rank then takes what it needs
+// straight from the others' areas and releases the round. One wait per round instead of one
+// message round per step, which matters most when ranks outnumber cores: a rank that cannot go on
+// costs a hand-off of its core, and Bruck's or the ring's log2(p) or p - 1 steps each cost one.
+// Long blocks go in rounds of one area chunk, two rounds in flight, as the reductions do.
+#include <algorithm>
+#include <cstring>
+
+#include "coll/algorithms.hpp"
+#include "coll/shared_area.hpp"
+
+namespace rmpl::coll {
+namespace {
+
+std::uint64_t rounds_for(std::size_t bytes, std::size_t per_round) noexcept {
+  return per_round == 0 ? 0 : (bytes + per_round - 1) / per_round;
+}
+
+}  // namespace
+
+task allgather_shared(exchange x, const_bytes in, bytes out) {
+  shared_area a(x);
+  const int n = x.size();
+  const std::size_t block = in.size(), chunk = a.chunk();
+  // Even an empty block takes one round: the others' blocks are empty too, but every rank still
+  // claims the same number of rounds.
+  const std::uint64_t rounds = std::max<std::uint64_t>(rounds_for(block, chunk), 1);
+  const std::uint64_t first = a.claim(rounds);
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    const std::uint64_t s = first + i;
+    const std::size_t at = i * chunk, len = std::min(chunk, block - std::min(block, at));
+    co_await x.until([&] { return a.writable(s); });
+    // `in` may lie in `out` (in place): every block, this rank's too, is copied from the areas.
+    std::memcpy(a.operand(x.rank(), s), in.data() + at, len);
+    a.post(s);
+    co_await x.until([&] { return a.all_posted(s); });
+    for (int r = 0; r < n; ++r) {
+      std::memcpy(out.data() + static_cast<std::size_t>(r) * block + at, a.operand(r, s), len);
+    }
+    a.release(s);
+  }
+}
+
+task alltoall_shared(exchange x, const_bytes in, bytes out) {
+  shared_area a(x);
+  const int n = x.size(), me = x.rank();
+  const auto members = static_cast<std::size_t>(n);
+  const std::size_t block = in.size() / members;
+  // A round carries the same slice of each of this rank's n blocks, side by side in its area.
+  const std::size_t slice = a.chunk() / members;
+  const std::uint64_t rounds = std::max<std::uint64_t>(rounds_for(block, slice), 1);
+  const std::uint64_t first = a.claim(rounds);
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    const std::uint64_t s = first + i;
+    const std::size_t at = i * slice, len = std::min(slice, block - std::min(block, at));
+    co_await x.until([&] { return a.writable(s); });
+    std::byte* mine = a.operand(me, s);
+    for (std::size_t r = 0; r < members; ++r) {
+      std::memcpy(mine + r * len, in.data() + r * block + at, len);
+    }
+    a.post(s);
+    co_await x.until([&] { return a.all_posted(s); });
+    for (int r = 0; r < n; ++r) {
+      std::memcpy(out.data() + static_cast<std::size_t>(r) * block + at,
+                  a.operand(r, s) + static_cast<std::size_t>(me) * len, len);
+    }
+    a.release(s);
+  }
+}
+
+}  // namespace rmpl::coll
