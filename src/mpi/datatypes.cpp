@@ -23,7 +23,8 @@ using rmpl::detail::scalar_of;
 /// Marks `t` committed (ready for communication) and sets what follows from that.
 void commit(rmpl_mpi_datatype& t) {
   t.committed = true;
-  t.plain = t.contiguous && t.size <= (MPI_Count{1} << 40);
+  // An int count is below 2^31, so count * size stays below 2^63 (what data_bytes allows).
+  t.plain = t.contiguous && t.size <= (MPI_Count{1} << 32);
 }
 
 template <class T>

@@ -147,7 +147,7 @@ rmpl::status exchange_with(const rmpl_mpi_comm& c, outgoing& out, int dest, int 
 /// first so that it costs a few compares).
 inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
   return t.contiguous && n >= 0 && (buf != nullptr || n == 0) &&
-         t.size <= (MPI_Count{1} << 40);  // n * size cannot overflow
+         t.size <= (MPI_Count{1} << 32);  // n < 2^31: n * size < 2^63, no overflow
 }
 
 /// Whether `type` is a live committed datatype whose `n` elements at `buf` go to the kernel as they
