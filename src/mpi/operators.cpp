@@ -413,7 +413,8 @@ reduction_plan plan_reduction(MPI_Op handle, MPI_Datatype type) {
   const rmpl_mpi_op& o = op(handle);
   rmpl_mpi_datatype& t = datatype(type);
   reduction_plan plan = compute_plan(o, t, type);
-  // What direct_reduction rebuilds from the operator and the type alone, the fast path may use.
+  // What direct_reduction rebuilds from the operator and the type alone, the fast path may use
+  // (a plain write: the layer is driven by one thread at a time, MPI_THREAD_FUNNELED).
   if (o.predefined && plan.packed_pair == 0 && !plan.kernel.user && plan.kernel.op == o.builtin &&
       plan.kernel.type == t.basic &&
       plan.kernel.element == static_cast<std::size_t>(t.basic_size)) {
