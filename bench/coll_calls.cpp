@@ -1,6 +1,7 @@
 // The fixed cost of a short blocking collective, for callgrind: N blocking barrier, broadcast,
-// reduce or allreduce calls of one double (8 B) back to back. Instructions per call are
-// (I(2N) - I(N)) / N, which leaves start-up and finalize out (docs/benchmarks.md):
+// reduce, allreduce, allgather or alltoall calls of one double (8 B; one per rank for the last
+// two) back to back (bench/mpi/coll_calls.c is the same through the MPI layer). Instructions per
+// call are (I(2N) - I(N)) / N, which leaves start-up and finalize out (docs/benchmarks.md):
 //
 //   valgrind --tool=callgrind rmpl-bench-coll-calls broadcast 10000      (and 20000)
 //   RMPL_SPIN=0 rmplrun -n 2 valgrind --tool=callgrind rmpl-bench-coll-calls broadcast 10000
@@ -17,6 +18,7 @@
 namespace {
 
 std::vector<double> in(1), out(1);
+std::vector<double> sent, blocks;  // allgather / alltoall: one double per rank
 void barrier(const rmpl::communicator& w) {
   w.barrier();
 }
@@ -29,6 +31,12 @@ void reduce(const rmpl::communicator& w) {
 void allreduce(const rmpl::communicator& w) {
   w.allreduce(in, out, rmpl::ops::sum{});
 }
+void allgather(const rmpl::communicator& w) {
+  w.allgather(in, blocks);
+}
+void alltoall(const rmpl::communicator& w) {
+  w.alltoall(sent, blocks);
+}
 
 }  // namespace
 
@@ -40,16 +48,22 @@ int main(int argc, char** argv) {
            : !std::strcmp(what, "broadcast") ? broadcast
            : !std::strcmp(what, "reduce")    ? reduce
            : !std::strcmp(what, "allreduce") ? allreduce
+           : !std::strcmp(what, "allgather") ? allgather
+           : !std::strcmp(what, "alltoall")  ? alltoall
                                              : nullptr;
   }
   const long n = argc == 3 ? std::atol(argv[2]) : 0;
   if (call == nullptr || n <= 0) {
-    std::fprintf(stderr, "usage: rmpl-bench-coll-calls barrier|broadcast|reduce|allreduce N\n");
+    std::fprintf(
+        stderr,
+        "usage: rmpl-bench-coll-calls barrier|broadcast|reduce|allreduce|allgather|alltoall N\n");
     return 2;
   }
   rmpl::session s;
   rmpl::communicator w = s.world();
   in[0] = 1.0 + w.rank();
+  sent.assign(static_cast<std::size_t>(w.size()), in[0]);
+  blocks.assign(sent.size(), 0.0);
   w.barrier();
   for (long i = 0; i < n; ++i) call(w);
   w.barrier();

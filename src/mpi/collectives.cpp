@@ -4,6 +4,14 @@
 // unpacked from it after (a nonblocking operation keeps its staging alive in its request and
 // unpacks when it completes). A blocking collective is its nonblocking form followed by a wait.
 //
+// Fast path: MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather and MPI_Alltoall on
+// a live intracommunicator, with plain buffers (committed contiguous datatypes, MPI_IN_PLACE only
+// where it means passing the receive buffer twice) and a predefined operator the kernel applies to
+// the data as it lies, call the kernel's collective on the caller's buffers, run to its end on the
+// caller's stack: no staging, no plan, no request, as the native API does. The test is a few
+// compares of handle fields (fast_intra, plain_data, direct_reduction); anything else takes the
+// general path below, out of line, which makes the checks in turn and reports the first that fails.
+//
 // MPI_IN_PLACE: the kernel's reductions accept the same range as input and output, and its gathers
 // skip copying a rank's own block onto itself, so in place mostly means passing the receive buffer
 // twice; where the kernel needs distinct ranges (reduce-scatter, all-to-all) the input is copied
@@ -17,6 +25,7 @@
 #include <climits>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -556,14 +565,17 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
 }
 
 // ---- the collectives, each for its blocking (request null) and nonblocking form ----
+// (For the blocking calls of the fast path, these are the general path: out of line, so that the
+// fast path's frame holds nothing of them.)
 
-void barrier(MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void barrier(MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   staging_handle s(request);
   finish(c, co.inter ? inter::ibarrier(co) : detail::ibarrier(*co.impl, how(request)), s, request);
 }
 
-void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c,
+                             MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   not_in_place(buf, "buffer");
   if (co.inter) return inter_bcast(co, c, buf, n, type, root, request);
@@ -581,8 +593,8 @@ void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c, MPI_Reques
   finish(c, detail::ibroadcast(*co.impl, data, root, how(request)), s, request);
 }
 
-void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
-            MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type,
+                              MPI_Op o, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) return inter_reduce(co, c, sendbuf, recvbuf, n, type, o, root, request);
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
@@ -612,8 +624,9 @@ void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op
 
 enum class all_kind { allreduce, scan, exscan };
 
-void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n, MPI_Datatype type,
-                   MPI_Op o, MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n,
+                                     MPI_Datatype type, MPI_Op o, MPI_Comm c,
+                                     MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     if (kind != all_kind::allreduce) {
@@ -837,8 +850,8 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
          request);
 }
 
-void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
-               MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                                 int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     return inter_allgather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
@@ -880,8 +893,8 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
          request);
 }
 
-void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
-              MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                                int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -1128,6 +1141,124 @@ void neighbor_alltoallw(const void* sendbuf, const int* scounts, const MPI_Aint*
       recvbuf, typed_side(rcounts, rdispls, rtypes, n.sources.size(), "receive"), false, request);
 }
 
+// ---- the blocking collectives' fast path (see the top of the file) ----
+
+/// The kernel's view of `c` when `c` is a live intracommunicator; null otherwise.
+inline const detail::comm_impl* fast_intra(MPI_Comm c) noexcept {
+  if (c != nullptr && c->tag == magic::comm && c->impl && !c->inter) [[likely]] {
+    return c->impl.get();
+  }
+  return nullptr;
+}
+
+/// Whether `root` is a rank of `k`.
+inline bool rank_of(const detail::comm_impl& k, int root) noexcept {
+  return static_cast<unsigned>(root) < static_cast<unsigned>(k.kernel.size);
+}
+
+/// The one test of "plain enough" each fast path makes of a buffer: `n` elements of `type` at
+/// `buf` are the kernel's bytes as they lie (a live plain datatype; `buf` not MPI_IN_PLACE, and
+/// null only with no elements). Then `data` is set to those bytes.
+inline bool plain_data(const void* buf, int n, MPI_Datatype type, bytes_out& data) noexcept {
+  if (buf == MPI_IN_PLACE || type == nullptr || type->tag != magic::datatype || !type->plain ||
+      n < 0 || (buf == nullptr && n != 0)) {
+    return false;
+  }
+  // `plain` bounds the size: the product cannot overflow.
+  data = {static_cast<std::byte*>(const_cast<void*>(data_start(buf, *type))),
+          static_cast<std::size_t>(n) * static_cast<std::size_t>(type->size)};
+  return true;
+}
+
+/// `block`'s bytes for each of the `k.kernel.size` ranks, one block after another from where
+/// `block` begins (a plain buffer's blocks), when their total is a size the layer allows.
+inline bool all_blocks(const detail::comm_impl& k, bytes_out block, bytes_out& data) noexcept {
+  std::size_t total = 0;
+  if (__builtin_mul_overflow(block.size(), static_cast<std::size_t>(k.kernel.size), &total) ||
+      total > std::numeric_limits<std::size_t>::max() / 2) {
+    return false;
+  }
+  data = {block.data(), total};
+  return true;
+}
+
+bool barrier_fast(MPI_Comm c) {
+  const detail::comm_impl* k = fast_intra(c);
+  if (k == nullptr) return false;
+  detail::ibarrier(*k, detail::run::to_end);
+  return true;
+}
+
+bool bcast_fast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c) {
+  const detail::comm_impl* k = fast_intra(c);
+  bytes_out data;
+  if (k == nullptr || !rank_of(*k, root) || !plain_data(buf, n, type, data)) return false;
+  detail::ibroadcast(*k, data, root, detail::run::to_end);
+  return true;
+}
+
+bool reduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
+                 MPI_Comm c) {
+  const detail::comm_impl* k = fast_intra(c);
+  if (k == nullptr || !rank_of(*k, root)) return false;
+  bytes_out in;
+  bytes_out out;  // the root's only
+  if (k->kernel.rank == root) {
+    if (!plain_data(recvbuf, n, type, out)) return false;
+    if (sendbuf == MPI_IN_PLACE) {
+      in = out;
+    } else if (!plain_data(sendbuf, n, type, in)) {
+      return false;
+    }
+  } else if (!plain_data(sendbuf, n, type, in)) {
+    return false;
+  }
+  detail::reduction r;
+  if (!direct_reduction(o, *type, r)) return false;
+  detail::ireduce(*k, in, out, r, root, detail::run::to_end);
+  return true;
+}
+
+bool allreduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o,
+                    MPI_Comm c) {
+  const detail::comm_impl* k = fast_intra(c);
+  bytes_out in;
+  bytes_out out;
+  if (k == nullptr || !plain_data(recvbuf, n, type, out)) return false;
+  if (sendbuf == MPI_IN_PLACE) {
+    in = out;
+  } else if (!plain_data(sendbuf, n, type, in)) {
+    return false;
+  }
+  detail::reduction r;
+  if (!direct_reduction(o, *type, r)) return false;
+  detail::iallreduce(*k, in, out, r, detail::run::to_end);
+  return true;
+}
+
+/// MPI_Allgather (`all_to_all` false) and MPI_Alltoall (true), not in place: both buffers plain,
+/// and one rank's blocks the same size (the general path reports a mismatch).
+bool exchange_fast(bool all_to_all, const void* sendbuf, int scount, MPI_Datatype stype,
+                   void* recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm c) {
+  const detail::comm_impl* k = fast_intra(c);
+  bytes_out sent;
+  bytes_out block;
+  bytes_out out;
+  if (k == nullptr || !plain_data(sendbuf, scount, stype, sent) ||
+      !plain_data(recvbuf, rcount, rtype, block) || sent.size() != block.size() ||
+      !all_blocks(*k, block, out)) {
+    return false;
+  }
+  if (all_to_all) {
+    bytes_out in;
+    if (!all_blocks(*k, sent, in)) return false;
+    detail::ialltoall(*k, in, out, detail::run::to_end);
+  } else {
+    detail::iallgather(*k, sent, out, detail::run::to_end);
+  }
+  return true;
+}
+
 }  // namespace
 }  // namespace rmpl::mpi
 
@@ -1137,7 +1268,7 @@ extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
   return call(comm, "MPI_Barrier", [&] {
-    barrier(comm, nullptr);
+    if (!barrier_fast(comm)) barrier(comm, nullptr);
     return MPI_SUCCESS;
   });
 }
@@ -1151,7 +1282,9 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return call(comm, "MPI_Bcast", [&] {
-    bcast(buffer, count, datatype, root, comm, nullptr);
+    if (!bcast_fast(buffer, count, datatype, root, comm)) {
+      bcast(buffer, count, datatype, root, comm, nullptr);
+    }
     return MPI_SUCCESS;
   });
 }
@@ -1167,7 +1300,9 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm) {
   return call(comm, "MPI_Reduce", [&] {
-    reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+    if (!reduce_fast(sendbuf, recvbuf, count, datatype, op, root, comm)) {
+      reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+    }
     return MPI_SUCCESS;
   });
 }
@@ -1183,7 +1318,9 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
   return call(comm, "MPI_Allreduce", [&] {
-    all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+    if (!allreduce_fast(sendbuf, recvbuf, count, datatype, op, comm)) {
+      all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+    }
     return MPI_SUCCESS;
   });
 }
@@ -1356,7 +1493,9 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return call(comm, "MPI_Allgather", [&] {
-    allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    if (!exchange_fast(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
+      allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    }
     return MPI_SUCCESS;
   });
 }
@@ -1390,7 +1529,9 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return call(comm, "MPI_Alltoall", [&] {
-    alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    if (!exchange_fast(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
+      alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    }
     return MPI_SUCCESS;
   });
 }

@@ -22,7 +22,8 @@ using rmpl::detail::scalar_of;
 /// Marks `t` committed (ready for communication) and sets what follows from that.
 void commit(rmpl_mpi_datatype& t) {
   t.committed = true;
-  t.plain = t.contiguous && t.size <= (MPI_Count{1} << 40);
+  // An int count is below 2^31, so count * size stays below 2^63 (what data_bytes allows).
+  t.plain = t.contiguous && t.size <= (MPI_Count{1} << 32);
 }
 
 /// A predefined type whose element is the C type T: one run of sizeof(T) bytes.

@@ -121,7 +121,8 @@ struct rmpl_mpi_datatype {
   /// layer sends and receives them without packing.
   bool contiguous = false;
   /// Committed, contiguous and small enough that no count makes count * size overflow: the one
-  /// test the point-to-point fast paths make of a type. Set with `committed` (datatypes.cpp).
+  /// test the point-to-point and collective fast paths make of a type. Set with `committed`
+  /// (datatypes.cpp).
   bool plain = false;
   /// The data of one element, in type-map order, adjacent runs merged.
   std::vector<rmpl::mpi::block> blocks;
@@ -130,6 +131,11 @@ struct rmpl_mpi_datatype {
   rmpl::detail::scalar basic = rmpl::detail::scalar::none;
   MPI_Count basic_count = 0;
   MPI_Count basic_size = 0;  ///< bytes of one basic element (MPI_Get_elements counts these)
+  /// The predefined operators (bit 1 << builtin_op) the kernel applies to this type's data as it
+  /// lies, as elements of `basic` of `basic_size` bytes: the collectives' fast path test of an
+  /// operator (mpi/operators.hpp direct_reduction). plan_reduction sets a bit the first time it
+  /// plans that operator on this type; a type's layout never changes after its construction.
+  std::uint16_t direct_ops = 0;
   /// How the constructors compose bounds (datatypes.cpp): the alignment of the most-aligned basic
   /// member (a struct's extent is padded to a multiple of it, as C pads structs), and whether lb
   /// / ub were set explicitly (MPI_LB / MPI_UB markers, MPI_Type_create_resized), which then

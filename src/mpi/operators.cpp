@@ -411,8 +411,15 @@ reduction_plan plan_reduction(MPI_Op handle, MPI_Datatype type) {
   } last;
   if (handle == last.op && type == last.type && handle != nullptr) return last.plan;
   const rmpl_mpi_op& o = op(handle);
-  const rmpl_mpi_datatype& t = datatype(type);
+  rmpl_mpi_datatype& t = datatype(type);
   reduction_plan plan = compute_plan(o, t, type);
+  // What direct_reduction rebuilds from the operator and the type alone, the fast path may use
+  // (a plain write: the layer is driven by one thread at a time, MPI_THREAD_FUNNELED).
+  if (o.predefined && plan.packed_pair == 0 && !plan.kernel.user && plan.kernel.op == o.builtin &&
+      plan.kernel.type == t.basic &&
+      plan.kernel.element == static_cast<std::size_t>(t.basic_size)) {
+    t.direct_ops |= static_cast<std::uint16_t>(1U << static_cast<unsigned>(o.builtin));
+  }
   if (o.predefined && t.predefined) {
     last.op = handle;
     last.type = type;

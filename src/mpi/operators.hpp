@@ -24,7 +24,27 @@ struct reduction_plan {
   std::size_t value_size = 0;    ///< bytes of a pair's value (the int follows it when packed)
   std::size_t index_offset = 0;  ///< where a value_index holds the int
 };
+/// Also notes in `t`'s direct_ops a predefined operator that reduces `t`'s data as it lies.
 reduction_plan plan_reduction(MPI_Op op, MPI_Datatype t);
+
+/// The kernel's reduction of `o` on the live datatype `t` when the blocking collectives' fast path
+/// may take it: `o` is a predefined operator that plan_reduction has found to reduce `t`'s data as
+/// it lies (no pair widening, no layer-made function). False otherwise, `r` untouched: not an
+/// operator, a user or one-sided one, not valid for `t`, or not planned on `t` yet; the general
+/// path then plans it (noting it for the next call) or reports what is wrong.
+inline bool direct_reduction(MPI_Op o, const rmpl_mpi_datatype& t, detail::reduction& r) noexcept {
+  static_assert(static_cast<unsigned>(detail::builtin_op::maxloc) < 16, "direct_ops has 16 bits");
+  // builtin_op::none (user and one-sided operators) is bit 0, never set.
+  if (o == nullptr || o->tag != magic::op ||
+      (t.direct_ops >> static_cast<unsigned>(o->builtin) & 1U) == 0) {
+    return false;
+  }
+  r.op = o->builtin;
+  r.type = t.basic;
+  r.element = static_cast<std::size_t>(t.basic_size);
+  r.commutative = true;
+  return true;
+}
 
 /// Packed pairs (value, int) -> value_index structs of `plan.kernel.element` bytes, and back.
 void widen_pairs(const reduction_plan& plan, const std::byte* packed, std::size_t pairs,

@@ -145,7 +145,7 @@ rmpl::status exchange_with(const rmpl_mpi_comm& c, outgoing& out, int dest, int 
 
 /// Whether `n` elements of the committed datatype `t` at `buf` go to the kernel as they are (the
 /// common case, checked first so that it costs a few compares). `t.plain` (set by commit():
-/// contiguous, at most 2^40 bytes an element) keeps n * size from overflowing.
+/// contiguous, at most 2^32 bytes an element) keeps n * size (n < 2^31) below 2^63.
 inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
   return t.plain && n >= 0 && (buf != nullptr || n == 0);
 }
