@@ -2,11 +2,19 @@
 // the members' areas in the job segment. Every operand crosses memory once into its owner's area;
 // readers take it from there in place. Long vectors go through in rounds of one area chunk, two
 // rounds in flight (the areas' two buffers).
+//
+// A long reduction round is cut into one slice per rank, and rank r folds slice r: the others'
+// operands from their areas, its own straight from its input (so a rank copies into its area only
+// the slices the others fold), into its result buffer, which the others copy from. Per byte of a
+// 2-rank allreduce a rank reads its input once from memory and writes its output once; the rest
+// (area in, area out) stays in the caches. From 8 MiB the output is written with streaming stores,
+// which spare the read of every output line before it is overwritten.
 #include <algorithm>
 #include <cstring>
 
 #include "coll/algorithms.hpp"
 #include "coll/shared_area.hpp"
+#include "coll/stream_copy.hpp"
 
 namespace rmpl::coll {
 namespace {
@@ -16,17 +24,37 @@ namespace {
 /// all (a second wait, but the work is shared instead of repeated).
 constexpr std::size_t whole_max = 8u << 10;
 
+/// From this many bytes a result is copied out with streaming stores (stream_copy.hpp): the
+/// output is then too large to stay in the cache anyway (with the operand and the other local
+/// ranks' buffers), and plain stores would read every output line in first. glibc's memcpy makes
+/// the same switch at three quarters of a thread's share of the last-level cache (12 MiB on the
+/// 2-core, 32 MiB-L3 machine of docs/benchmarks.md).
+constexpr std::size_t stream_min = 8u << 20;
+
+void copy_out(bool streaming, std::byte* to, const std::byte* from, std::size_t n) noexcept {
+  if (streaming)
+    stream_copy(to, from, n);
+  else
+    std::memcpy(to, from, n);
+}
+
 std::uint64_t rounds_for(std::size_t bytes, std::size_t per_round) noexcept {
   return (bytes + per_round - 1) / per_round;
 }
 
 /// dest = operand_0 op operand_1 op ... op operand_{n-1} over bytes [at, at + len) of round s's
-/// operands: folded from the last rank down, so a non-commutative operator sees rank order.
+/// operands: folded from the last rank down, so a non-commutative operator sees rank order. Rank
+/// `me`'s operand is read from `mine` (already offset to `at`), the others' from their areas; `me`
+/// is -1 when every operand is in the areas. `dest` overlaps none of them.
 void fold_operands(const shared_area& a, int n, std::uint64_t s, const reduction& op,
-                   std::size_t at, std::size_t len, std::byte* dest) {
-  std::memcpy(dest, a.operand(n - 1, s) + at, len);
+                   std::size_t at, std::size_t len, int me, const std::byte* mine,
+                   std::byte* dest) {
+  const auto operand = [&](int r) -> const std::byte* {
+    return r == me ? mine : a.operand(r, s) + at;
+  };
+  std::memcpy(dest, operand(n - 1), len);
   for (int r = n - 2; r >= 0; --r) {
-    reduce_into(op, const_bytes(a.operand(r, s) + at, len), bytes(dest, len));
+    reduce_into(op, const_bytes(operand(r), len), bytes(dest, len));
   }
 }
 
@@ -68,29 +96,41 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
   const std::size_t per_round = a.chunk_elements(op.element) * op.element;
   const std::uint64_t rounds = rounds_for(in.size(), per_round);
   const std::uint64_t first = a.claim(rounds);
+  const bool streaming = in.size() >= stream_min;
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * per_round, len = std::min(per_round, in.size() - at);
     co_await x.until([&] { return a.writable(s); });
-    // `in` may be `out` (in place): this rank's operand is read from its area from here on.
-    std::memcpy(a.operand(me, s), in.data() + at, len);
-    a.post(s);
     if (len <= whole_max || n == 1) {
+      // Every reader folds the whole round from the areas (`in` may be `out`: in place, this
+      // rank's operand is read from its area too).
+      std::memcpy(a.operand(me, s), in.data() + at, len);
+      a.post(s);
       if (wanted) {
         co_await x.until([&] { return a.all_posted(s); });
-        fold_operands(a, n, s, op, 0, len, out.data() + at);
+        fold_operands(a, n, s, op, 0, len, -1, nullptr, out.data() + at);
       }
     } else {
+      // Rank r folds slice r. The others read their slices of this rank's operand from its area;
+      // its own slice it folds straight from `in`, so that part never goes through the area.
       const even_blocks slices(len / op.element, op.element, n);
+      const std::size_t lo = slices.at(me), hi = slices.at(me + 1);
+      const std::byte* const mine = in.data() + at;
+      std::memcpy(a.operand(me, s), mine, lo);
+      std::memcpy(a.operand(me, s) + hi, mine + hi, len - hi);
+      a.post(s);
       co_await x.until([&] { return a.all_posted(s); });
-      fold_operands(a, n, s, op, slices.at(me), slices.sum(me, me + 1),
-                    a.result(me, s) + slices.at(me));
+      // Into the area, not `out`: in place, `out` is `in`, which the fold still reads.
+      fold_operands(a, n, s, op, lo, hi - lo, me, mine + lo, a.result(me, s) + lo);
       a.reduced(s);
       if (wanted) {
+        // This rank's slice is still in its cache: copy it out while the others finish theirs.
+        copy_out(streaming, out.data() + at + lo, a.result(me, s) + lo, hi - lo);
         co_await x.until([&] { return a.all_reduced(s); });
         for (int r = 0; r < n; ++r) {
-          std::memcpy(out.data() + at + slices.at(r), a.result(r, s) + slices.at(r),
-                      slices.sum(r, r + 1));
+          if (r == me) continue;
+          copy_out(streaming, out.data() + at + slices.at(r), a.result(r, s) + slices.at(r),
+                   slices.sum(r, r + 1));
         }
       }
     }

@@ -1,10 +1,11 @@
 // The shared-memory path of the collectives: every member of a communicator owns an area in the job
 // segment, at the same slot on all of them (core/area_pool.hpp), and a collective moves through it
-// in rounds instead of messages. In round s a rank copies its operand into its area and posts s;
-// the others read it there, in place, without a message or a copy of their own; who reduces posts
-// `reduced`; whoever has read everything it needed for round s releases s. Each area holds two
-// round buffers (s even, s odd), so round s + 1 fills one while slower ranks still read round s
-// from the other, and an area is only written for round s once every member has released s - 2.
+// in rounds instead of messages. In round s a rank copies its operand (or the part of it the others
+// need) into its area and posts s; the others read it there, in place, without a message or a copy
+// of their own; who reduces posts `reduced`; whoever has read everything it needed for round s
+// releases s. Each area holds two round buffers (s even, s odd), so round s + 1 fills one while
+// slower ranks still read round s from the other, and an area is only written for round s once
+// every member has released s - 2.
 // (Eight buffers of 64 KiB instead of two of 256 KiB were tried, 2026-11-22: no gain measurable
 // for short back-to-back broadcasts and reductions at 2 ranks, about 10% slower from 64 KiB to
 // 16 MiB.)

@@ -207,6 +207,29 @@ TEST_F(MatrixProducts, BinarySwapIsTheDefaultWithoutAnArea) {
   }
 }
 
+// ---- the shared-memory path over several rounds ----
+
+// Past one round of the collective area (256 KiB by default) a reduction goes through it round by
+// round, and each rank folds its slice of a round from its own buffer and the others' areas. In
+// place (where the output is the operand the fold still reads) and with a count that leaves the
+// last round short and its slices uneven, every root of reduce and allreduce must keep rank order.
+TEST_F(MatrixProducts, SharedRoundsKeepRankOrderInPlace) {
+  auto c = world();
+  const std::size_t count = 3 * ((std::size_t{256} << 10) / sizeof(mat2)) + 5;
+  for (const std::string collective : {"reduce", "allreduce"}) {
+    SCOPED_TRACE(collective);
+    coll_test::forced_algorithm scope(collective, "shared");
+    const int roots = collective == "reduce" ? size() : 1;
+    for (int root = 0; root < roots; ++root) {
+      for (form f : {form::in_place, form::blocking}) {
+        coll_test::check_reduction(collective, c, matrix_product(), random_matrices(), count,
+                                   collective == "reduce" ? root : -1, f);
+        if (coll_test::any_failed(c)) return;
+      }
+    }
+  }
+}
+
 // ---- concatenation of rank numbers ----
 
 struct trail {
