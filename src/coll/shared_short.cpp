@@ -35,7 +35,7 @@ class short_call {
   /// too small, and then waits for the next multiple of `half` (a count after which the member
   /// rang the doorbells): at most k - 1, which every member reaches without this rank.
   void make_room() {
-    if (k_ <= c_.short_seen + depth) return;
+    if (k_ <= depth || k_ - depth <= c_.short_seen) return;
     wait_for_room();
   }
   [[gnu::noinline]] void wait_for_room() {
