@@ -55,9 +55,12 @@ class short_call {
   /// Publishes this rank's slot of call k (its payload written before).
   void publish() const noexcept { slot(rank()).call.store(k_, std::memory_order_release); }
 
-  /// Rings the doorbell of member r if it sleeps (after fence()).
+  /// Orders what this rank published before its reads of the peers' `sleeping` words (see
+  /// domain::wake_if_sleeping: without it a wake-up can be lost).
   void fence() const noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  /// Rings the doorbell of member r if it sleeps (after fence()).
   void wake(int r) const noexcept { d_.wake_if_sleeping(c_.to_world(r)); }
+  /// fence(), then wakes every other member that sleeps.
   void wake_others() const noexcept {
     fence();
     for (int r = 0; r < size(); ++r) {
@@ -65,7 +68,7 @@ class short_call {
     }
   }
 
-  /// Waits until every member in [0, size) but this rank (and `skip`) has published call k.
+  /// Waits until every other member (or member r) has published call k.
   void wait_arrivals() {
     e_.wait_until([&] {
       for (int r = 0; r < size(); ++r) {
