@@ -62,6 +62,7 @@ class short_call {
   void wake(int r) const noexcept { d_.wake_if_sleeping(c_.to_world(r)); }
   /// fence(), then wakes every other member that sleeps.
   void wake_others() const noexcept {
+    if (size() == 1) return;
     fence();
     for (int r = 0; r < size(); ++r) {
       if (r != rank()) wake(r);
@@ -134,7 +135,7 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
   }
   // The operands are folded in aligned copies: a slot's payload is only 8-byte aligned, and the
   // root's own operand may be `out` itself (in place).
-  alignas(64) std::byte mine[short_max], acc[short_max], next[short_max];
+  alignas(64) std::byte mine[short_max] = {}, acc[short_max], next[short_max];
   if (len != 0) std::memcpy(mine, in.data(), len);
   try {
     call.wait_arrivals();
@@ -142,12 +143,13 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
     // non-commutative operator sees rank order.
     const int n = call.size();
     const std::size_t count = len / op.element;
+    // Whole payloads are copied (a fixed size, inlined): the bytes past len are never used.
     auto operand = [&](int r) -> const void* {
       return r == root ? static_cast<const void*>(mine) : call.slot(r).payload;
     };
-    if (len != 0) std::memcpy(acc, operand(n - 1), len);
+    std::memcpy(acc, operand(n - 1), short_max);
     for (int r = n - 2; r >= 0; --r) {
-      if (len != 0) std::memcpy(next, operand(r), len);
+      std::memcpy(next, operand(r), short_max);
       combine(op, next, acc, count);
     }
   } catch (...) {
