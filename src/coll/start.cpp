@@ -368,8 +368,10 @@ std::string_view chosen(const target& t, collective c) {
 }
 
 /// Whether a call that is not forced takes the short protocol (shared_short.hpp): a blocking one
-/// of at most short_max bytes on a communicator with an area. Measured against "shared" and the
-/// point-to-point algorithms at 2, 4 and 8 ranks (docs/architecture.md).
+/// of at most short_max bytes on a communicator with an area, at any rank count: in interleaved
+/// runs (2026-11-22, loaded machine) it took 0.38-0.40 of the time of the algorithms it replaced
+/// at 2 ranks ("shared"), 0.82-0.89 at 4 and 0.87-0.98 at 8 ("shared" barrier, binomial
+/// broadcast and reduce).
 bool short_suits(const target& t, std::size_t bytes) {
   return t.to_end && bytes <= short_max && area_usable(t);
 }
