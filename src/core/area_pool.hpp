@@ -56,9 +56,11 @@ class area_pool {
   }
 
   /// Gives `slot` back once every one of `members` (job ranks) has released round `last`.
-  void release(int slot, std::vector<int> members, std::uint64_t last) {
+  /// And likewise has finished short call `short_last` (coll/shared_short.hpp).
+  void release(int slot, std::vector<int> members, std::uint64_t last,
+               std::uint64_t short_last = 0) {
     if (slot <= 0) return;
-    draining_.push_back({slot, std::move(members), last});
+    draining_.push_back({slot, std::move(members), last, short_last});
   }
 
  private:
@@ -66,6 +68,7 @@ class area_pool {
     int slot;
     std::vector<int> members;
     std::uint64_t last;
+    std::uint64_t short_last;
   };
   /// Zeroes this rank's words of `slot` (relaxed: published by the messages that follow).
   void zero(int slot) const noexcept {
@@ -73,10 +76,14 @@ class area_pool {
     mine.posted.store(0, std::memory_order_relaxed);
     mine.reduced.store(0, std::memory_order_relaxed);
     mine.released.store(0, std::memory_order_relaxed);
+    mine.short_done.store(0, std::memory_order_relaxed);
+    for (auto& s : mine.short_slots) s.call.store(0, std::memory_order_relaxed);
   }
   bool drained(const draining& d) const noexcept {
     for (int r : d.members) {
-      if (dom_.area(r, d.slot).released.load(std::memory_order_acquire) < d.last &&
+      const fabric::shm::area_flags& a = dom_.area(r, d.slot);
+      if ((a.released.load(std::memory_order_acquire) < d.last ||
+           a.short_done.load(std::memory_order_acquire) < d.short_last) &&
           dom_.info(r).state.load(std::memory_order_acquire) != fabric::shm::rank_state::dead) {
         return false;
       }

@@ -1,5 +1,5 @@
-// A communicator as the kernel sees it: a pair of contexts (one for point-to-point traffic, the next
-// for collectives, so a user's wildcard receive can never take a collective's message), the
+// A communicator as the kernel sees it: a pair of contexts (one for point-to-point traffic, the
+// next for collectives, so a user's wildcard receive can never take a collective's message), the
 // members' job ranks, and the number of collectives started on it. Every member starts the same
 // collectives in the same order, so that number, used as the tag on the collective context, tells
 // the messages of two collectives in flight at once apart.
@@ -26,14 +26,14 @@ struct communicator {
   int area = -1;
   std::uint64_t area_rounds = 0;  ///< shared-area rounds started here (coll/shared_area.hpp)
   std::uint64_t area_done = 0;    ///< shared-area rounds this rank has finished
+  std::uint64_t short_calls = 0;  ///< short-protocol calls made here (coll/shared_short.hpp)
+  std::uint64_t short_seen = 0;   ///< the least short_done of the members, as last read
 
   std::uint32_t collective_context() const noexcept { return context + 1; }
   int to_world(int r) const noexcept {
     return world.empty() ? r : world[static_cast<std::size_t>(r)];
   }
-  int from_world(int w) const noexcept {
-    return local ? (*local)[static_cast<std::size_t>(w)] : w;
-  }
+  int from_world(int w) const noexcept { return local ? (*local)[static_cast<std::size_t>(w)] : w; }
   /// The tag of the next collective on this communicator.
   int next_collective_tag() noexcept {
     return static_cast<int>(collectives_started++ & static_cast<std::uint32_t>(tag_ub));

@@ -79,6 +79,13 @@ class domain {
   /// Wakes `peer` if it sleeps. Call after publishing anything `peer` may wait for.
   void notify(int peer) const noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
+    wake_if_sleeping(peer);
+  }
+  /// notify() without its fence, for waking several peers after one: the caller must have issued
+  /// std::atomic_thread_fence(std::memory_order_seq_cst) after publishing. (Without a fence the
+  /// store may still sit in this core's store buffer while `sleeping` is read as 0 and the peer,
+  /// between its own fence and futex wait, reads the old word: a lost wake-up, 100 ms asleep.)
+  void wake_if_sleeping(int peer) const noexcept {
     doorbell& b = infos_[peer].bell;
     if (b.sleeping.load(std::memory_order_relaxed) != 0) wake(b);
   }

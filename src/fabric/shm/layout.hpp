@@ -109,7 +109,18 @@ struct alignas(cache_line) area_flags {
   std::atomic<std::uint64_t> posted{0};
   std::atomic<std::uint64_t> reduced{0};
   std::atomic<std::uint64_t> released{0};
+  /// The short-message protocol's words (coll/shared_short.hpp), beside the rounds': the number
+  /// of short calls this member has finished, and its ring of line-sized slots.
+  alignas(cache_line) std::atomic<std::uint64_t> short_done{0};
+  struct alignas(cache_line) short_slot {
+    std::atomic<std::uint64_t> call{0};  ///< the short call whose payload this is (written last)
+    unsigned char payload[cache_line - sizeof(std::uint64_t)];
+  };
+  /// Slots per member: how many short calls a writer may run ahead of the slowest reader.
+  static constexpr std::uint32_t short_depth = 16;
+  short_slot short_slots[short_depth];
 };
+static_assert(sizeof(area_flags::short_slot) == cache_line);
 
 /// Byte offsets of every area for a job of p.nranks ranks.
 struct layout {

@@ -1,0 +1,164 @@
+// The short-message protocol (shared_short.hpp). Per call: one line written by each writer, one
+// line read per (reader, writer) pair, one fence by each writer before it rings the sleepers'
+// doorbells; the short_done words cross cores only once every half ring.
+#include "coll/shared_short.hpp"
+
+#include <atomic>
+#include <cstring>
+
+#include "coll/combine.hpp"
+#include "core/engine.hpp"
+
+namespace rmpl::coll {
+namespace {
+
+using fabric::shm::area_flags;
+constexpr std::uint64_t depth = area_flags::short_depth;
+/// A member rings the others' doorbells after finishing every `half`-th call only (a writer short
+/// of room waits for a multiple of it, see make_room): the rest cost a local store.
+constexpr std::uint64_t half = depth / 2;
+
+/// Short call k of communicator c, as this rank sees it.
+class short_call {
+ public:
+  short_call(core::engine& e, core::communicator& c) noexcept
+      : e_(e), c_(c), d_(e.fabric()), k_(++c.short_calls) {}
+
+  int rank() const noexcept { return c_.rank; }
+  int size() const noexcept { return c_.size; }
+  area_flags& area(int r) const noexcept { return d_.area(c_.to_world(r), c_.area); }
+  area_flags::short_slot& slot(int r) const noexcept { return area(r).short_slots[k_ % depth]; }
+  bool arrived(int r) const noexcept { return slot(r).call.load(std::memory_order_acquire) == k_; }
+
+  /// Waits until this rank may overwrite its slot of call k: every member has finished call
+  /// k - depth, the slot's last one. Asks the members only when the least count it saw last is
+  /// too small, and then waits for the next multiple of `half` (a count after which the member
+  /// rang the doorbells): at most k - 1, which every member reaches without this rank.
+  void make_room() {
+    if (k_ <= depth || k_ - depth <= c_.short_seen) return;
+    wait_for_room();
+  }
+  [[gnu::noinline]] void wait_for_room() {
+    const std::uint64_t need = (k_ - depth + half - 1) / half * half;
+    e_.wait_until([&] {
+      std::uint64_t least = ~std::uint64_t{0};
+      for (int r = 0; r < size(); ++r) {
+        if (r == rank()) continue;
+        const std::uint64_t done = area(r).short_done.load(std::memory_order_acquire);
+        if (done < least) least = done;
+      }
+      c_.short_seen = least;
+      return least >= need;
+    });
+  }
+
+  /// Publishes this rank's slot of call k (its payload written before).
+  void publish() const noexcept { slot(rank()).call.store(k_, std::memory_order_release); }
+
+  /// Orders what this rank published before its reads of the peers' `sleeping` words (see
+  /// domain::wake_if_sleeping: without it a wake-up can be lost).
+  void fence() const noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  /// Rings the doorbell of member r if it sleeps (after fence()).
+  void wake(int r) const noexcept { d_.wake_if_sleeping(c_.to_world(r)); }
+  /// fence(), then wakes every other member that sleeps.
+  void wake_others() const noexcept {
+    if (size() == 1) return;
+    fence();
+    for (int r = 0; r < size(); ++r) {
+      if (r != rank()) wake(r);
+    }
+  }
+
+  /// Waits until every other member (or member r) has published call k.
+  void wait_arrivals() {
+    e_.wait_until([&] {
+      for (int r = 0; r < size(); ++r) {
+        if (r != rank() && !arrived(r)) return false;
+      }
+      return true;
+    });
+  }
+  void wait_arrival(int r) {
+    e_.wait_until([&] { return arrived(r); });
+  }
+
+  /// This rank has read all it needs of call k: its slots of call k - depth may be overwritten.
+  void finish() const noexcept {
+    area(rank()).short_done.store(k_, std::memory_order_release);
+    if (k_ % half == 0) wake_others();
+  }
+
+ private:
+  core::engine& e_;
+  core::communicator& c_;
+  const fabric::shm::domain& d_;
+  std::uint64_t k_;
+};
+
+}  // namespace
+
+void barrier_short(core::engine& e, core::communicator& c) {
+  short_call call(e, c);
+  call.make_room();
+  call.publish();
+  call.wake_others();
+  call.wait_arrivals();
+  call.finish();
+}
+
+void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
+  short_call call(e, c);
+  if (call.rank() == root) {
+    call.make_room();
+    if (!data.empty()) std::memcpy(call.slot(root).payload, data.data(), data.size());
+    call.publish();
+    call.wake_others();
+  } else {
+    call.wait_arrival(root);
+    if (!data.empty()) std::memcpy(data.data(), call.slot(root).payload, data.size());
+  }
+  call.finish();
+}
+
+void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                  const reduction& op, int root) {
+  short_call call(e, c);
+  const std::size_t len = in.size();
+  if (call.rank() != root) {
+    call.make_room();
+    if (len != 0) std::memcpy(call.slot(call.rank()).payload, in.data(), len);
+    call.publish();
+    call.fence();
+    call.wake(root);
+    call.finish();
+    return;
+  }
+  // The operands are folded in aligned copies: a slot's payload is only 8-byte aligned, and the
+  // root's own operand may be `out` itself (in place).
+  alignas(64) std::byte mine[short_max] = {}, acc[short_max], next[short_max];
+  if (len != 0) std::memcpy(mine, in.data(), len);
+  try {
+    call.wait_arrivals();
+    // acc = operand_0 op operand_1 op ... op operand_{n-1}, folded from the last rank down, so a
+    // non-commutative operator sees rank order.
+    const int n = call.size();
+    const std::size_t count = len / op.element;
+    // Whole payloads are copied (a fixed size, inlined): the bytes past len are never used.
+    auto operand = [&](int r) -> const void* {
+      return r == root ? static_cast<const void*>(mine) : call.slot(r).payload;
+    };
+    std::memcpy(acc, operand(n - 1), short_max);
+    for (int r = n - 2; r >= 0; --r) {
+      std::memcpy(next, operand(r), short_max);
+      combine(op, next, acc, count);
+    }
+  } catch (...) {
+    // A user operator threw (or a rank died): the slots of this call are read no more.
+    call.finish();
+    throw;
+  }
+  call.finish();
+  if (len != 0) std::memcpy(out.data(), acc, len);
+}
+
+}  // namespace rmpl::coll

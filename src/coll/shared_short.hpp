@@ -1,0 +1,38 @@
+// The short-message protocol of the shared-memory path: barrier, broadcast and reduce of at most
+// short_max bytes, for blocking calls on a communicator that holds a collective area. Each member
+// owns a ring of area_flags::short_depth line-sized slots in its area (fabric/shm/layout.hpp);
+// short call k of a communicator uses slot k % depth of every member, and a slot holds the payload
+// and the call number in ONE cache line: the owner writes the payload, then the number with
+// release; a reader polls that line alone, and one line transfer brings it both. Each member
+// publishes how many short calls it has finished (short_done, its own line); a writer reads those
+// only when it would otherwise overwrite a slot a slower reader may not have read yet, so a
+// broadcast's root runs ahead of the others by up to a ring's depth of calls.
+//
+// A call runs as a plain loop on the caller's stack (no coroutine, no operation, no request), and
+// waits through the engine's wait_until: spin, yield when oversubscribed, sleep on the doorbell,
+// progressing every other request and collective of the engine meanwhile, and throwing
+// errc::dead_rank when a rank of the job died. Blocking calls only: blocking and nonblocking
+// collectives do not match each other (as in MPI), and a blocking call ends before the next one
+// starts, so every rank finishes its short calls in order and short_done is a plain count. The
+// nonblocking collectives keep their own rounds (shared_area.hpp) and tags: neither waits for the
+// other, so a blocking short call after a pending collective of the same communicator is safe.
+#pragma once
+
+#include <cstddef>
+
+#include "coll/collectives.hpp"
+#include "fabric/shm/layout.hpp"
+
+namespace rmpl::coll {
+
+/// Payload bytes a short call carries: a cache line less its call number.
+inline constexpr std::size_t short_max = sizeof(fabric::shm::area_flags::short_slot::payload);
+
+/// The collectives over the short protocol, run to their end. The communicator must hold an area;
+/// `data` and `in` at most short_max bytes, `op`'s elements whole in it.
+void barrier_short(core::engine& e, core::communicator& c);
+void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root);
+void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                  const reduction& op, int root);
+
+}  // namespace rmpl::coll
