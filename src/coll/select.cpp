@@ -23,8 +23,8 @@ constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatte
                                                      "shared", "short"};
 constexpr std::string_view reduce_algorithms[] = {"auto", "binomial", "rabenseifner", "shared",
                                                   "short"};
-constexpr std::string_view allreduce_algorithms[] = {"auto", "recursive_doubling", "rabenseifner",
-                                                     "ring", "reduce_broadcast",   "shared"};
+constexpr std::string_view allreduce_algorithms[] = {
+    "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_broadcast", "shared", "short"};
 constexpr std::string_view scan_algorithms[] = {"auto", "recursive_doubling", "linear"};
 constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};

@@ -95,6 +95,27 @@ class short_call {
   std::uint64_t k_;
 };
 
+/// acc = operand_0 op operand_1 op ... op operand_{n-1} of call k's slots, folded from the last
+/// rank down, so a non-commutative operator sees rank order; this rank's operand comes from `own`
+/// when it is not null (a reduce's root does not publish its own). The operands are folded in
+/// aligned copies (a slot's payload is only 8-byte aligned); whole payloads are copied (a fixed
+/// size, inlined), and the bytes past len are never used.
+void fold_slots(const short_call& call, const reduction& op, std::size_t len, const std::byte* own,
+                std::byte* acc) {
+  const int n = call.size();
+  const std::size_t count = len / op.element;
+  auto operand = [&](int r) -> const void* {
+    return r == call.rank() && own != nullptr ? static_cast<const void*>(own)
+                                              : call.slot(r).payload;
+  };
+  alignas(64) std::byte next[short_max];
+  std::memcpy(acc, operand(n - 1), short_max);
+  for (int r = n - 2; r >= 0; --r) {
+    std::memcpy(next, operand(r), short_max);
+    combine(op, next, acc, count);
+  }
+}
+
 }  // namespace
 
 void barrier_short(core::engine& e, core::communicator& c) {
@@ -133,27 +154,38 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
     call.finish();
     return;
   }
-  // The operands are folded in aligned copies: a slot's payload is only 8-byte aligned, and the
-  // root's own operand may be `out` itself (in place).
-  alignas(64) std::byte mine[short_max] = {}, acc[short_max], next[short_max];
+  // The root's own operand is kept in an aligned copy, not published: it may be `out` itself (in
+  // place), and no other rank reads it.
+  alignas(64) std::byte mine[short_max] = {}, acc[short_max];
   if (len != 0) std::memcpy(mine, in.data(), len);
   try {
     call.wait_arrivals();
-    // acc = operand_0 op operand_1 op ... op operand_{n-1}, folded from the last rank down, so a
-    // non-commutative operator sees rank order.
-    const int n = call.size();
-    const std::size_t count = len / op.element;
-    // Whole payloads are copied (a fixed size, inlined): the bytes past len are never used.
-    auto operand = [&](int r) -> const void* {
-      return r == root ? static_cast<const void*>(mine) : call.slot(r).payload;
-    };
-    std::memcpy(acc, operand(n - 1), short_max);
-    for (int r = n - 2; r >= 0; --r) {
-      std::memcpy(next, operand(r), short_max);
-      combine(op, next, acc, count);
-    }
+    fold_slots(call, op, len, mine, acc);
   } catch (...) {
     // A user operator threw (or a rank died): the slots of this call are read no more.
+    call.finish();
+    throw;
+  }
+  call.finish();
+  if (len != 0) std::memcpy(out.data(), acc, len);
+}
+
+void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                     const reduction& op) {
+  short_call call(e, c);
+  const std::size_t len = in.size();
+  // Every rank publishes its operand and folds all of them: one line written and one read per
+  // other member, against the shared rounds' four flag words (posted and released, each read by
+  // the other side). `in` may be `out`: the operand is in the slot before anything is written.
+  call.make_room();
+  if (len != 0) std::memcpy(call.slot(call.rank()).payload, in.data(), len);
+  call.publish();
+  call.wake_others();
+  alignas(64) std::byte acc[short_max];
+  try {
+    call.wait_arrivals();
+    fold_slots(call, op, len, nullptr, acc);
+  } catch (...) {
     call.finish();
     throw;
   }

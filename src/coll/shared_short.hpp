@@ -1,12 +1,12 @@
-// The short-message protocol of the shared-memory path: barrier, broadcast and reduce of at most
-// short_max bytes, for blocking calls on a communicator that holds a collective area. Each member
-// owns a ring of area_flags::short_depth line-sized slots in its area (fabric/shm/layout.hpp);
-// short call k of a communicator uses slot k % depth of every member, and a slot holds the payload
-// and the call number in ONE cache line: the owner writes the payload, then the number with
-// release; a reader polls that line alone, and one line transfer brings it both. Each member
-// publishes how many short calls it has finished (short_done, its own line); a writer reads those
-// only when it would otherwise overwrite a slot a slower reader may not have read yet, so a
-// broadcast's root runs ahead of the others by up to a ring's depth of calls.
+// The short-message protocol of the shared-memory path: barrier, broadcast, reduce and allreduce of
+// at most short_max bytes, for blocking calls on a communicator that holds a collective area. Each
+// member owns a ring of area_flags::short_depth line-sized slots in its area
+// (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member, and
+// a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
+// then the number with release; a reader polls that line alone, and one line transfer brings it
+// both. Each member publishes how many short calls it has finished (short_done, its own line); a
+// writer reads those only when it would otherwise overwrite a slot a slower reader may not have
+// read yet, so a broadcast's root runs ahead of the others by up to a ring's depth of calls.
 //
 // A call runs as a plain loop on the caller's stack (no coroutine, no operation, no request), and
 // waits through the engine's wait_until: spin, yield when oversubscribed, sleep on the doorbell,
@@ -34,5 +34,7 @@ void barrier_short(core::engine& e, core::communicator& c);
 void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root);
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                   const reduction& op, int root);
+void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                     const reduction& op);
 
 }  // namespace rmpl::coll

@@ -367,8 +367,9 @@ bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max) 
 /// Whether an allgather or alltoall moving `bytes` through each rank's area (all its blocks) goes
 /// the shared way by default: with more than 2 ranks, up to shared_exchange_max, one wait beats a
 /// message round per step (4 and 8 ranks on 2 cores, 8 B to 64 KiB blocks: 0.23-0.9x the time of
-/// Bruck's, recursive doubling or the ring, in back-to-back pairs on 2026-11-22; 1 MiB blocks with 4
-/// ranks: no clear winner). With 2 ranks either way is one exchange, and messages measured no slower.
+/// Bruck's, recursive doubling or the ring, in back-to-back pairs on 2026-11-22; 1 MiB blocks with
+/// 4 ranks: no clear winner). With 2 ranks either way is one exchange, and messages measured no
+/// slower.
 bool shared_exchange_suits(const target& t, std::size_t bytes) {
   return area_usable(t) && t.comm.size > 2 && bytes <= shared_exchange_max;
 }
@@ -498,9 +499,17 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     check_room(t, c, out.size(), in.size(), "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = area_usable(t) && area_fits(t, op) ? "shared"
-             : in.size() >= (16u << 10)         ? "rabenseifner"
-                                                : "recursive_doubling";
+      name = short_suits(t, in.size())            ? "short"
+             : area_usable(t) && area_fits(t, op) ? "shared"
+             : in.size() >= (16u << 10)           ? "rabenseifner"
+                                                  : "recursive_doubling";
+    }
+    if (is(name, "short")) {
+      if (short_fits(t, in.size())) {
+        allreduce_short(t.engine, t.comm, in, out, op);
+        return nullptr;
+      }
+      name = "shared";
     }
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),

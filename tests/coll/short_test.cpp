@@ -1,10 +1,11 @@
 // The short-message protocol of the shared-memory path (src/coll/shared_short.hpp): blocking
-// barrier, broadcast and reduce of at most a cache line less its call number, through a ring of
-// line-sized slots in each member's area. Edge cases: a root (or a reduce's non-roots) running up
-// to the ring's depth of calls ahead of a slow rank, the ring wrapping many times with every value
-// checked, short calls mixed with nonblocking collectives and with long broadcasts of the same
-// communicator, non-commutative operators folded in rank order, every root, communicators whose
-// rank order is not the job's, and an area handed to a new communicator after a freed one used it.
+// barrier, broadcast, reduce and allreduce of at most a cache line less its call number, through a
+// ring of line-sized slots in each member's area. Edge cases: a root (or a reduce's non-roots)
+// running up to the ring's depth of calls ahead of a slow rank, the ring wrapping many times with
+// every value checked, short calls mixed with nonblocking collectives and with long broadcasts of
+// the same communicator, non-commutative operators folded in rank order, every root, communicators
+// whose rank order is not the job's, and an area handed to a new communicator after a freed one
+// used it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,22 +41,23 @@ std::vector<double> sum_over(int members, std::size_t count, int call) {
 
 constexpr std::size_t max_doubles = rmpl::coll::short_max / sizeof(double);  // 7
 
-/// Runs `calls` short calls on `c`, cycling through barrier, broadcast and reduce with every root
-/// and payloads of 0 to max_doubles doubles, checking each result. A "laggard" rank sleeps now and
-/// then, so the others run ahead as far as the ring lets them.
+/// Runs `calls` short calls on `c`, cycling through barrier, broadcast, reduce and allreduce with
+/// every root and payloads of 0 to max_doubles doubles, checking each result. A "laggard" rank
+/// sleeps now and then, so the others run ahead as far as the ring lets them.
 void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt) {
   rmpl::coll::force_algorithm("barrier", "short");
   rmpl::coll::force_algorithm("broadcast", "short");
   rmpl::coll::force_algorithm("reduce", "short");
+  rmpl::coll::force_algorithm("allreduce", "short");
   for (int i = 0; i < calls && !::testing::Test::HasFailure(); ++i) {
     const int call = i + salt;
-    const int root = (i / 3) % c.size();
+    const int root = (i / 4) % c.size();
     const std::size_t count = static_cast<std::size_t>(i) % (max_doubles + 1);
     SCOPED_TRACE(::testing::Message()
                  << "call " << i << ", root " << root << ", " << count
                  << " doubles, communicator rank " << c.rank() << " of " << c.size());
     if (c.rank() == laggard && i % 97 == 5) rmpl_test::sleep_ms(20);
-    switch (i % 3) {
+    switch (i % 4) {
       case 0:
         c.barrier();
         break;
@@ -64,6 +66,12 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
             c.rank() == root ? values(root, count, call) : std::vector<double>(count, -1);
         c.broadcast(data, root);
         ASSERT_EQ(data, values(root, count, call));
+        break;
+      }
+      case 2: {
+        std::vector<double> in = values(c.rank(), count, call), out(count, -1);
+        c.allreduce(in, out, rmpl::ops::sum{});
+        ASSERT_EQ(out, sum_over(c.size(), count, call));
         break;
       }
       default: {
@@ -80,6 +88,7 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
   rmpl::coll::force_algorithm("barrier", "auto");
   rmpl::coll::force_algorithm("broadcast", "auto");
   rmpl::coll::force_algorithm("reduce", "auto");
+  rmpl::coll::force_algorithm("allreduce", "auto");
 }
 
 // Many times round the ring (depth 16), with a rank lagging by up to 20 ms: on the world and on a
@@ -167,6 +176,7 @@ affine map_of(int who, std::size_t i, int salt) {
 // the world and on a communicator whose rank order is the job's reversed.
 TEST_F(ShortProtocol, NonCommutativeReduceInRankOrder) {
   coll_test::forced_algorithm scope("reduce", "short");
+  coll_test::forced_algorithm all_scope("allreduce", "short");
   rmpl::communicator reversed = world().split(0, size() - rank());
   ASSERT_TRUE(reversed);
   const rmpl::communicator w = world();
@@ -195,6 +205,13 @@ TEST_F(ShortProtocol, NonCommutativeReduceInRankOrder) {
         if (c->rank() == root) {
           EXPECT_EQ(data, expected) << "in place, root " << root;
         }
+        // Allreduce: every rank folds every operand, in rank order too; in place as well.
+        std::vector<affine> everywhere(count, affine{-1, -1});
+        c->allreduce(in, everywhere, op);
+        EXPECT_EQ(everywhere, expected) << "allreduce, salt " << salt;
+        std::vector<affine> in_place = in;
+        c->allreduce(in_place, op);
+        EXPECT_EQ(in_place, expected) << "allreduce in place, salt " << salt;
       }
     }
   }
