@@ -17,6 +17,11 @@ std::uint64_t rounds_for(std::size_t bytes, std::size_t per_round) noexcept {
   return per_round == 0 ? 0 : (bytes + per_round - 1) / per_round;
 }
 
+/// memcpy of n bytes where n may be 0 and the pointers then null (an empty block).
+void copy(std::byte* to, const std::byte* from, std::size_t n) noexcept {
+  if (n != 0) std::memcpy(to, from, n);
+}
+
 }  // namespace
 
 task allgather_shared(exchange x, const_bytes in, bytes out) {
@@ -32,11 +37,11 @@ task allgather_shared(exchange x, const_bytes in, bytes out) {
     const std::size_t at = i * chunk, len = std::min(chunk, block - std::min(block, at));
     co_await x.until([&] { return a.writable(s); });
     // `in` may lie in `out` (in place): every block, this rank's too, is copied from the areas.
-    std::memcpy(a.operand(x.rank(), s), in.data() + at, len);
+    copy(a.operand(x.rank(), s), in.data() + at, len);
     a.post(s);
     co_await x.until([&] { return a.all_posted(s); });
     for (int r = 0; r < n; ++r) {
-      std::memcpy(out.data() + static_cast<std::size_t>(r) * block + at, a.operand(r, s), len);
+      copy(out.data() + static_cast<std::size_t>(r) * block + at, a.operand(r, s), len);
     }
     a.release(s);
   }
@@ -57,13 +62,13 @@ task alltoall_shared(exchange x, const_bytes in, bytes out) {
     co_await x.until([&] { return a.writable(s); });
     std::byte* mine = a.operand(me, s);
     for (std::size_t r = 0; r < members; ++r) {
-      std::memcpy(mine + r * len, in.data() + r * block + at, len);
+      copy(mine + r * len, in.data() + r * block + at, len);
     }
     a.post(s);
     co_await x.until([&] { return a.all_posted(s); });
     for (int r = 0; r < n; ++r) {
-      std::memcpy(out.data() + static_cast<std::size_t>(r) * block + at,
-                  a.operand(r, s) + static_cast<std::size_t>(me) * len, len);
+      copy(out.data() + static_cast<std::size_t>(r) * block + at,
+           a.operand(r, s) + static_cast<std::size_t>(me) * len, len);
     }
     a.release(s);
   }
