@@ -18,7 +18,7 @@ std::uint64_t rounds_for(std::size_t bytes, std::size_t per_round) noexcept {
 }
 
 /// memcpy of n bytes where n may be 0 and the pointers then null (an empty block).
-void copy(std::byte* to, const std::byte* from, std::size_t n) noexcept {
+void copy_bytes(std::byte* to, const std::byte* from, std::size_t n) noexcept {
   if (n != 0) std::memcpy(to, from, n);
 }
 
@@ -37,11 +37,11 @@ task allgather_shared(exchange x, const_bytes in, bytes out) {
     const std::size_t at = i * chunk, len = std::min(chunk, block - std::min(block, at));
     co_await x.until([&] { return a.writable(s); });
     // `in` may lie in `out` (in place): every block, this rank's too, is copied from the areas.
-    copy(a.operand(x.rank(), s), in.data() + at, len);
+    copy_bytes(a.operand(x.rank(), s), in.data() + at, len);
     a.post(s);
     co_await x.until([&] { return a.all_posted(s); });
     for (int r = 0; r < n; ++r) {
-      copy(out.data() + static_cast<std::size_t>(r) * block + at, a.operand(r, s), len);
+      copy_bytes(out.data() + static_cast<std::size_t>(r) * block + at, a.operand(r, s), len);
     }
     a.release(s);
   }
@@ -62,13 +62,13 @@ task alltoall_shared(exchange x, const_bytes in, bytes out) {
     co_await x.until([&] { return a.writable(s); });
     std::byte* mine = a.operand(me, s);
     for (std::size_t r = 0; r < members; ++r) {
-      copy(mine + r * len, in.data() + r * block + at, len);
+      copy_bytes(mine + r * len, in.data() + r * block + at, len);
     }
     a.post(s);
     co_await x.until([&] { return a.all_posted(s); });
     for (int r = 0; r < n; ++r) {
-      copy(out.data() + static_cast<std::size_t>(r) * block + at,
-           a.operand(r, s) + static_cast<std::size_t>(me) * len, len);
+      copy_bytes(out.data() + static_cast<std::size_t>(r) * block + at,
+                 a.operand(r, s) + static_cast<std::size_t>(me) * len, len);
     }
     a.release(s);
   }
