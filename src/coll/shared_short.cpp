@@ -116,6 +116,21 @@ void fold_slots(const short_call& call, const reduction& op, std::size_t len, co
   }
 }
 
+/// Waits for the other members' operands of the call, folds them (fold_slots) and finishes the
+/// call, also when the fold throws (a user operator threw, or a rank died): the slots of this call
+/// are read no more either way.
+void fold_arrivals(short_call& call, const reduction& op, std::size_t len, const std::byte* own,
+                   std::byte* acc) {
+  try {
+    call.wait_arrivals();
+    fold_slots(call, op, len, own, acc);
+  } catch (...) {
+    call.finish();
+    throw;
+  }
+  call.finish();
+}
+
 }  // namespace
 
 void barrier_short(core::engine& e, core::communicator& c) {
@@ -158,15 +173,7 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
   // place), and no other rank reads it.
   alignas(64) std::byte mine[short_max] = {}, acc[short_max];
   if (len != 0) std::memcpy(mine, in.data(), len);
-  try {
-    call.wait_arrivals();
-    fold_slots(call, op, len, mine, acc);
-  } catch (...) {
-    // A user operator threw (or a rank died): the slots of this call are read no more.
-    call.finish();
-    throw;
-  }
-  call.finish();
+  fold_arrivals(call, op, len, mine, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
@@ -182,14 +189,7 @@ void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, byt
   call.publish();
   call.wake_others();
   alignas(64) std::byte acc[short_max];
-  try {
-    call.wait_arrivals();
-    fold_slots(call, op, len, nullptr, acc);
-  } catch (...) {
-    call.finish();
-    throw;
-  }
-  call.finish();
+  fold_arrivals(call, op, len, nullptr, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
