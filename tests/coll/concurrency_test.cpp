@@ -13,6 +13,8 @@
 
 namespace {
 
+using coll_test::call_sum;
+using coll_test::call_values;
 using coll_test::first_difference;
 using rmpl_test::rank;
 using rmpl_test::size;
@@ -28,24 +30,6 @@ int next_in(const rmpl::communicator& c) {
 }
 int prev_in(const rmpl::communicator& c) {
   return (c.rank() + c.size() - 1) % c.size();
-}
-
-/// Element i of `who`'s contribution to call `call`: small integers, so sums are exact.
-double value(int who, std::size_t i, int call) {
-  return static_cast<double>((who * 7 + static_cast<int>(i % 1000) * 3 + call) % 101);
-}
-std::vector<double> values(int who, std::size_t count, int call) {
-  std::vector<double> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = value(who, i, call);
-  return v;
-}
-/// The sum over the communicator's ranks (contributions keyed by communicator rank).
-std::vector<double> sum_over(int members, std::size_t count, int call) {
-  std::vector<double> v(count, 0);
-  for (int r = 0; r < members; ++r) {
-    for (std::size_t i = 0; i < count; ++i) v[i] += value(r, i, call);
-  }
-  return v;
 }
 
 /// What the algorithm of allreduce is at iteration i of a loop: all of them in turn.
@@ -69,17 +53,17 @@ TEST_F(SplitConcurrently, HalvesLoopIndependently) {
                  << "half " << rank() % 2 << ", iteration " << i << ", " << count << " elements");
     {
       coll_test::forced_algorithm scope("allreduce", nth_algorithm("allreduce", i));
-      std::vector<double> in = values(half.rank(), count, i), out(count, -1);
+      std::vector<double> in = call_values(half.rank(), count, i), out(count, -1);
       half.allreduce(in, out, rmpl::ops::sum{});
-      ASSERT_EQ(first_difference(out, sum_over(half.size(), count, i)), "");
+      ASSERT_EQ(first_difference(out, call_sum(half.size(), count, i)), "");
     }
     {
       coll_test::forced_algorithm scope("broadcast", nth_algorithm("broadcast", i));
       const int root = i % half.size();
       std::vector<double> data =
-          half.rank() == root ? values(root, count, i) : std::vector<double>(count, -1);
+          half.rank() == root ? call_values(root, count, i) : std::vector<double>(count, -1);
       half.broadcast(data, root);
-      ASSERT_EQ(first_difference(data, values(root, count, i)), "");
+      ASSERT_EQ(first_difference(data, call_values(root, count, i)), "");
     }
   }
   // Then everyone together again.
@@ -95,8 +79,8 @@ TEST_F(SplitConcurrently, HalfAndWorldOutstandingTogether) {
   for (int call = 0; call < 10; ++call) {
     SCOPED_TRACE(::testing::Message() << "call " << call);
     const std::size_t count = call % 2 ? 1001 : 3;
-    std::vector<double> half_in = values(half.rank(), count, call), half_out(count, -1);
-    std::vector<double> world_in = values(w.rank(), count, call + 100), world_out(count, -1);
+    std::vector<double> half_in = call_values(half.rank(), count, call), half_out(count, -1);
+    std::vector<double> world_in = call_values(w.rank(), count, call + 100), world_out(count, -1);
     std::vector<rmpl::request> pending(2);
     // Half the ranks start on the world first.
     if (rank() % 3 == 0) {
@@ -112,8 +96,8 @@ TEST_F(SplitConcurrently, HalfAndWorldOutstandingTogether) {
       pending[1].wait();
       pending[0].wait();
     }
-    EXPECT_EQ(first_difference(half_out, sum_over(half.size(), count, call)), "");
-    EXPECT_EQ(first_difference(world_out, sum_over(size(), count, call + 100)), "");
+    EXPECT_EQ(first_difference(half_out, call_sum(half.size(), count, call)), "");
+    EXPECT_EQ(first_difference(world_out, call_sum(size(), count, call + 100)), "");
   }
 }
 
@@ -131,10 +115,10 @@ TEST_F(Outstanding, ThreeCommunicatorsStartedAndCompletedInDifferentOrders) {
       SCOPED_TRACE(::testing::Message() << count << " elements");
       ++call;
       const int root = call % size();
-      std::vector<double> a_in = values(rank(), count, call), a_out(count, -1);
+      std::vector<double> a_in = call_values(rank(), count, call), a_out(count, -1);
       std::vector<double> b_data =
-          rank() == root ? values(root, count, call + 1) : std::vector<double>(count, -1);
-      std::vector<double> w_in = values(rank(), count, call + 2),
+          rank() == root ? call_values(root, count, call + 1) : std::vector<double>(count, -1);
+      std::vector<double> w_in = call_values(rank(), count, call + 2),
                           w_out(count * static_cast<std::size_t>(size()), -1);
       std::vector<rmpl::request> pending(3);
       auto start_a = [&] { pending[0] = a.iallreduce(a_in, a_out, rmpl::ops::sum{}); };
@@ -158,11 +142,11 @@ TEST_F(Outstanding, ThreeCommunicatorsStartedAndCompletedInDifferentOrders) {
           ASSERT_LT(index, pending.size());
         }
       }
-      EXPECT_EQ(first_difference(a_out, sum_over(size(), count, call)), "") << "allreduce";
-      EXPECT_EQ(first_difference(b_data, values(root, count, call + 1)), "") << "broadcast";
+      EXPECT_EQ(first_difference(a_out, call_sum(size(), count, call)), "") << "allreduce";
+      EXPECT_EQ(first_difference(b_data, call_values(root, count, call + 1)), "") << "broadcast";
       std::vector<double> want;
       for (int r = 0; r < size(); ++r) {
-        std::vector<double> block = values(r, count, call + 2);
+        std::vector<double> block = call_values(r, count, call + 2);
         want.insert(want.end(), block.begin(), block.end());
       }
       EXPECT_EQ(first_difference(w_out, want), "") << "allgather";
@@ -184,7 +168,7 @@ TEST_F(Outstanding, ManyOnOneCommunicator) {
     std::vector<int> gather_in{rank() + round}, gather_out(static_cast<std::size_t>(size()), -1);
     for (int k = 0; k < n; ++k) {
       const std::size_t count = static_cast<std::size_t>(k * k * 7 % 3000 + 1);
-      in[static_cast<std::size_t>(k)] = values(rank(), count, round * 100 + k);
+      in[static_cast<std::size_t>(k)] = call_values(rank(), count, round * 100 + k);
       out[static_cast<std::size_t>(k)].assign(count, -1);
       pending.push_back(c.iallreduce(in[static_cast<std::size_t>(k)],
                                      out[static_cast<std::size_t>(k)], rmpl::ops::sum{}));
@@ -205,7 +189,7 @@ TEST_F(Outstanding, ManyOnOneCommunicator) {
     for (int k = 0; k < n; ++k) {
       EXPECT_EQ(first_difference(
                     out[static_cast<std::size_t>(k)],
-                    sum_over(size(), out[static_cast<std::size_t>(k)].size(), round * 100 + k)),
+                    call_sum(size(), out[static_cast<std::size_t>(k)].size(), round * 100 + k)),
                 "")
           << "allreduce " << k;
     }
@@ -226,11 +210,11 @@ TEST_F(Outstanding, HundredsOnOneCommunicator) {
   std::vector<rmpl::request> pending;
   for (int k = 0; k < n; ++k) {
     const std::size_t count = k % 3 == 0 ? 300 : 2;
-    in[static_cast<std::size_t>(k)] = values(rank(), count, 500 + k);
+    in[static_cast<std::size_t>(k)] = call_values(rank(), count, 500 + k);
     out[static_cast<std::size_t>(k)].assign(count, -1);
     if (k % 5 == 4) {
       const int root = k % size();
-      if (rank() == root) out[static_cast<std::size_t>(k)] = values(root, count, 500 + k);
+      if (rank() == root) out[static_cast<std::size_t>(k)] = call_values(root, count, 500 + k);
       pending.push_back(c.ibroadcast(out[static_cast<std::size_t>(k)], root));
     } else {
       pending.push_back(c.iallreduce(in[static_cast<std::size_t>(k)],
@@ -241,8 +225,8 @@ TEST_F(Outstanding, HundredsOnOneCommunicator) {
   for (std::size_t k = pending.size(); k-- > 0;) pending[k].wait();
   for (int k = 0; k < n; ++k) {
     const std::vector<double>& got = out[static_cast<std::size_t>(k)];
-    std::vector<double> want = k % 5 == 4 ? values(k % size(), got.size(), 500 + k)
-                                          : sum_over(size(), got.size(), 500 + k);
+    std::vector<double> want = k % 5 == 4 ? call_values(k % size(), got.size(), 500 + k)
+                                          : call_sum(size(), got.size(), 500 + k);
     EXPECT_EQ(first_difference(got, want), "") << "call " << k;
   }
 }
@@ -255,17 +239,17 @@ TEST_F(Outstanding, BlockingOnOneWhileAnotherIsPending) {
   rmpl::communicator other = w.dup();
   for (std::size_t count : {std::size_t{5}, std::size_t{200000}}) {
     SCOPED_TRACE(::testing::Message() << count << " elements");
-    std::vector<double> in = values(rank(), count, 21), out(count, -1);
+    std::vector<double> in = call_values(rank(), count, 21), out(count, -1);
     rmpl::request pending;
     if (rank() % 2 == 0) pending = other.iallreduce(in, out, rmpl::ops::sum{});
     for (int k = 0; k < 5; ++k) {
-      std::vector<double> data = values(rank(), 100, 30 + k), sum(100, -1);
+      std::vector<double> data = call_values(rank(), 100, 30 + k), sum(100, -1);
       w.allreduce(data, sum, rmpl::ops::sum{});
-      EXPECT_EQ(first_difference(sum, sum_over(size(), 100, 30 + k)), "") << "blocking call " << k;
+      EXPECT_EQ(first_difference(sum, call_sum(size(), 100, 30 + k)), "") << "blocking call " << k;
     }
     if (rank() % 2 == 1) pending = other.iallreduce(in, out, rmpl::ops::sum{});
     pending.wait();
-    EXPECT_EQ(first_difference(out, sum_over(size(), count, 21)), "");
+    EXPECT_EQ(first_difference(out, call_sum(size(), count, 21)), "");
   }
 }
 
@@ -276,17 +260,17 @@ TEST_F(Outstanding, BlockingAfterAPendingOneOnTheSameCommunicator) {
   rmpl::communicator c = world().dup();
   for (std::size_t count : {std::size_t{3}, std::size_t{70000}}) {
     SCOPED_TRACE(::testing::Message() << count << " elements");
-    std::vector<double> in = values(rank(), count, 41), out(count, -1);
+    std::vector<double> in = call_values(rank(), count, 41), out(count, -1);
     rmpl::request pending = c.iallreduce(in, out, rmpl::ops::sum{});
     std::vector<double> data(7, rank() == size() - 1 ? 2.5 : -1.0);
     c.broadcast(data, size() - 1);
     EXPECT_EQ(data, std::vector<double>(7, 2.5));
     c.barrier();
-    std::vector<double> small = values(rank(), 9, 42), sum(9, -1);
+    std::vector<double> small = call_values(rank(), 9, 42), sum(9, -1);
     c.allreduce(small, sum, rmpl::ops::sum{});
-    EXPECT_EQ(first_difference(sum, sum_over(size(), 9, 42)), "");
+    EXPECT_EQ(first_difference(sum, call_sum(size(), 9, 42)), "");
     pending.wait();
-    EXPECT_EQ(first_difference(out, sum_over(size(), count, 41)), "");
+    EXPECT_EQ(first_difference(out, call_sum(size(), count, 41)), "");
   }
 }
 
@@ -296,7 +280,7 @@ TEST_F(Outstanding, BlockingAfterAPendingOneOnTheSameCommunicator) {
 TEST_F(Outstanding, CommunicatorFreedWhileACollectiveIsPending) {
   auto w = world();
   const std::size_t count = 100000;
-  std::vector<double> in = values(rank(), count, 40), out(count, -1);
+  std::vector<double> in = call_values(rank(), count, 40), out(count, -1);
   rmpl::request pending;
   {
     rmpl::communicator d = w.dup();
@@ -305,11 +289,11 @@ TEST_F(Outstanding, CommunicatorFreedWhileACollectiveIsPending) {
   }
   std::vector<rmpl::communicator> fresh;
   for (int k = 0; k < 3; ++k) fresh.push_back(w.dup());
-  std::vector<double> small = values(rank(), 10, 41), small_sum(10, -1);
+  std::vector<double> small = call_values(rank(), 10, 41), small_sum(10, -1);
   fresh.back().allreduce(small, small_sum, rmpl::ops::sum{});
   pending.wait();
-  EXPECT_EQ(first_difference(out, sum_over(size(), count, 40)), "");
-  EXPECT_EQ(first_difference(small_sum, sum_over(size(), 10, 41)), "");
+  EXPECT_EQ(first_difference(out, call_sum(size(), count, 40)), "");
+  EXPECT_EQ(first_difference(small_sum, call_sum(size(), 10, 41)), "");
 }
 
 // ---- point-to-point on the same communicator, same tags ----
@@ -338,7 +322,7 @@ TEST_F(WithPointToPoint, WildcardReceiveNeverTakesACollectivesMessage) {
         ++call;
         const std::size_t count = call % 2 ? 3 : 5000;
         const std::size_t n = static_cast<std::size_t>(size());
-        std::vector<double> in = values(rank(), count * n, call), out(count * n, -1);
+        std::vector<double> in = call_values(rank(), count * n, call), out(count * n, -1);
         std::string which = collective;
         if (which == "allreduce") {
           c.allreduce(in, out, rmpl::ops::sum{});
@@ -409,7 +393,7 @@ TEST_F(WithPointToPoint, ExchangeWhileANonblockingCollectiveIsInFlight) {
   coll_test::for_each_algorithm("allreduce", [&](const std::string&) {
     for (std::size_t count : {std::size_t{3}, std::size_t{300000}}) {
       SCOPED_TRACE(::testing::Message() << count << " elements");
-      std::vector<double> in = values(rank(), count, 7), out(count, -1);
+      std::vector<double> in = call_values(rank(), count, 7), out(count, -1);
       rmpl::request collective = c.iallreduce(in, out, rmpl::ops::sum{});
       std::vector<double> mine(count, rank() + 0.5), got(count, -1);
       rmpl::request send = c.isend(mine, next_in(c), 0);
@@ -420,7 +404,7 @@ TEST_F(WithPointToPoint, ExchangeWhileANonblockingCollectiveIsInFlight) {
       EXPECT_EQ(st.tag, 0);
       EXPECT_EQ(first_difference(got, std::vector<double>(count, prev_in(c) + 0.5)), "")
           << "the user's receive got something else";
-      EXPECT_EQ(first_difference(out, sum_over(size(), count, 7)), "") << "allreduce";
+      EXPECT_EQ(first_difference(out, call_sum(size(), count, 7)), "") << "allreduce";
     }
   });
 }
@@ -433,8 +417,8 @@ TEST_F(Overlap, ComputeWhileTesting) {
   auto c = world();
   coll_test::for_each_algorithm("allreduce", [&](const std::string&) {
     const std::size_t count = 1 << 18;
-    std::vector<double> in = values(rank(), count, 11), out(count, -1);
-    std::vector<double> a2a_in = values(rank(), 4096 * static_cast<std::size_t>(size()), 12),
+    std::vector<double> in = call_values(rank(), count, 11), out(count, -1);
+    std::vector<double> a2a_in = call_values(rank(), 4096 * static_cast<std::size_t>(size()), 12),
                         a2a_out(a2a_in.size(), -1);
     rmpl::request reduction = c.iallreduce(in, out, rmpl::ops::sum{});
     rmpl::request exchange = c.ialltoall(a2a_in, a2a_out);
@@ -451,10 +435,10 @@ TEST_F(Overlap, ComputeWhileTesting) {
     ASSERT_TRUE(reduction_done && exchange_done)
         << "not complete through test() after 60 s (" << rounds << " rounds)";
     EXPECT_GT(work, 0);
-    EXPECT_EQ(first_difference(out, sum_over(size(), count, 11)), "");
+    EXPECT_EQ(first_difference(out, call_sum(size(), count, 11)), "");
     std::vector<double> want;
     for (int r = 0; r < size(); ++r) {
-      std::vector<double> all = values(r, a2a_in.size(), 12);
+      std::vector<double> all = call_values(r, a2a_in.size(), 12);
       want.insert(want.end(), all.begin() + rank() * 4096, all.begin() + (rank() + 1) * 4096);
     }
     EXPECT_EQ(first_difference(a2a_out, want), "") << "alltoall";
@@ -467,16 +451,16 @@ TEST_F(Overlap, ARankAwayFromTheLibrary) {
   auto c = world();
   for (int away = 0; away < std::min(size(), 3); ++away) {
     SCOPED_TRACE(::testing::Message() << "rank " << away << " away");
-    std::vector<double> in = values(rank(), 100000, away), out(100000, -1);
+    std::vector<double> in = call_values(rank(), 100000, away), out(100000, -1);
     std::vector<double> data =
-        rank() == away ? values(away, 70000, 50) : std::vector<double>(70000);
+        rank() == away ? call_values(away, 70000, 50) : std::vector<double>(70000);
     rmpl::request reduction = c.iallreduce(in, out, rmpl::ops::sum{});
     rmpl::request broadcast = c.ibroadcast(data, away);
     if (rank() == away) rmpl_test::sleep_ms(100);
     broadcast.wait();
     reduction.wait();
-    EXPECT_EQ(first_difference(out, sum_over(size(), 100000, away)), "");
-    EXPECT_EQ(first_difference(data, values(away, 70000, 50)), "");
+    EXPECT_EQ(first_difference(out, call_sum(size(), 100000, away)), "");
+    EXPECT_EQ(first_difference(data, call_values(away, 70000, 50)), "");
   }
 }
 

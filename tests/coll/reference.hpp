@@ -122,6 +122,26 @@ inline std::uint64_t hash(std::uint64_t a, std::uint64_t b, std::uint64_t c = 0)
   return x;
 }
 
+/// Element i of `who`'s contribution to call number `call` of a test that runs many calls: small
+/// integers in doubles, so sums over any number of ranks are exact in any order.
+inline double call_value(int who, std::size_t i, int call) {
+  return static_cast<double>((who * 7 + static_cast<int>(i % 1000) * 3 + call) % 101);
+}
+/// `who`'s whole contribution to call `call`.
+inline std::vector<double> call_values(int who, std::size_t count, int call) {
+  std::vector<double> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = call_value(who, i, call);
+  return v;
+}
+/// The sum of call `call`'s contributions over `members` ranks (keyed by communicator rank).
+inline std::vector<double> call_sum(int members, std::size_t count, int call) {
+  std::vector<double> v(count, 0);
+  for (int r = 0; r < members; ++r) {
+    for (std::size_t i = 0; i < count; ++i) v[i] += call_value(r, i, call);
+  }
+  return v;
+}
+
 /// What an input must look like for an operator to give an exactly predictable result.
 enum class input_kind {
   general,  ///< small signed values (doubles: multiples of 1/4), so sums are exact in any order

@@ -16,28 +16,13 @@
 
 namespace {
 
+using coll_test::call_sum;
+using coll_test::call_values;
 using rmpl_test::rank;
 using rmpl_test::size;
 using rmpl_test::world;
 
 class ShortProtocol : public rmpl_test::collective {};
-
-/// Element i of `who`'s contribution to call `call` (exact in a double).
-double value(int who, std::size_t i, int call) {
-  return static_cast<double>((who * 13 + static_cast<int>(i) * 5 + call * 7) % 1009);
-}
-std::vector<double> values(int who, std::size_t count, int call) {
-  std::vector<double> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = value(who, i, call);
-  return v;
-}
-std::vector<double> sum_over(int members, std::size_t count, int call) {
-  std::vector<double> v(count, 0);
-  for (int r = 0; r < members; ++r) {
-    for (std::size_t i = 0; i < count; ++i) v[i] += value(r, i, call);
-  }
-  return v;
-}
 
 constexpr std::size_t max_doubles = rmpl::coll::short_max / sizeof(double);  // 7
 
@@ -63,22 +48,22 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
         break;
       case 1: {
         std::vector<double> data =
-            c.rank() == root ? values(root, count, call) : std::vector<double>(count, -1);
+            c.rank() == root ? call_values(root, count, call) : std::vector<double>(count, -1);
         c.broadcast(data, root);
-        ASSERT_EQ(data, values(root, count, call));
+        ASSERT_EQ(data, call_values(root, count, call));
         break;
       }
       case 2: {
-        std::vector<double> in = values(c.rank(), count, call), out(count, -1);
+        std::vector<double> in = call_values(c.rank(), count, call), out(count, -1);
         c.allreduce(in, out, rmpl::ops::sum{});
-        ASSERT_EQ(out, sum_over(c.size(), count, call));
+        ASSERT_EQ(out, call_sum(c.size(), count, call));
         break;
       }
       default: {
-        std::vector<double> in = values(c.rank(), count, call), out(count, -1);
+        std::vector<double> in = call_values(c.rank(), count, call), out(count, -1);
         c.reduce(in, out, rmpl::ops::sum{}, root);
         if (c.rank() == root) {
-          ASSERT_EQ(out, sum_over(c.size(), count, call));
+          ASSERT_EQ(out, call_sum(c.size(), count, call));
         } else {
           ASSERT_EQ(out, std::vector<double>(count, -1));  // a non-root's buffer is not written
         }
@@ -109,16 +94,17 @@ TEST_F(ShortProtocol, RootRunsManyCallsAhead) {
   const int root = size() / 2;
   if (rank() != root) rmpl_test::sleep_ms(50);
   for (int i = 0; i < 200; ++i) {
-    std::vector<double> data = rank() == root ? values(root, 3, i) : std::vector<double>(3, -1);
+    std::vector<double> data =
+        rank() == root ? call_values(root, 3, i) : std::vector<double>(3, -1);
     world().broadcast(data, root);
-    ASSERT_EQ(data, values(root, 3, i)) << "broadcast " << i;
+    ASSERT_EQ(data, call_values(root, 3, i)) << "broadcast " << i;
   }
   if (rank() == root) rmpl_test::sleep_ms(50);
   for (int i = 0; i < 200; ++i) {
-    std::vector<double> in = values(rank(), 2, i), out(2, -1);
+    std::vector<double> in = call_values(rank(), 2, i), out(2, -1);
     world().reduce(in, out, rmpl::ops::sum{}, root);
     if (rank() == root) {
-      ASSERT_EQ(out, sum_over(size(), 2, i)) << "reduce " << i;
+      ASSERT_EQ(out, call_sum(size(), 2, i)) << "reduce " << i;
     }
   }
 }
@@ -131,30 +117,31 @@ TEST_F(ShortProtocol, MixedWithNonblockingAndLongCollectives) {
   for (int i = 0; i < 40 && !HasFailure(); ++i) {
     SCOPED_TRACE(::testing::Message() << "iteration " << i);
     const std::size_t long_count = i % 2 ? 70000 : 3;
-    std::vector<double> in = values(rank(), long_count, i), out(long_count, -1);
+    std::vector<double> in = call_values(rank(), long_count, i), out(long_count, -1);
     rmpl::request pending_sum = c.iallreduce(in, out, rmpl::ops::sum{});
-    std::vector<double> nb = rank() == 0 ? values(0, 4, i) : std::vector<double>(4, -1);
+    std::vector<double> nb = rank() == 0 ? call_values(0, 4, i) : std::vector<double>(4, -1);
     rmpl::request pending_cast = c.ibroadcast(nb, 0);
     rmpl::request pending_barrier = c.ibarrier();
     const int root = i % size();
-    std::vector<double> data = rank() == root ? values(root, 7, i) : std::vector<double>(7, -1);
+    std::vector<double> data =
+        rank() == root ? call_values(root, 7, i) : std::vector<double>(7, -1);
     c.broadcast(data, root);
-    EXPECT_EQ(data, values(root, 7, i));
+    EXPECT_EQ(data, call_values(root, 7, i));
     c.barrier();
-    std::vector<double> mine = values(rank(), 5, i), total(5, -1);
+    std::vector<double> mine = call_values(rank(), 5, i), total(5, -1);
     c.reduce(mine, total, rmpl::ops::sum{}, (root + 1) % size());
     if (rank() == (root + 1) % size()) {
-      EXPECT_EQ(total, sum_over(size(), 5, i));
+      EXPECT_EQ(total, call_sum(size(), 5, i));
     }
     std::vector<double> big =
-        rank() == root ? values(root, 150000, i) : std::vector<double>(150000, -1);
+        rank() == root ? call_values(root, 150000, i) : std::vector<double>(150000, -1);
     c.broadcast(big, root);  // 1.2 MB: the areas' rounds
-    EXPECT_EQ(big, values(root, 150000, i));
+    EXPECT_EQ(big, call_values(root, 150000, i));
     pending_barrier.wait();
     pending_cast.wait();
     pending_sum.wait();
-    EXPECT_EQ(nb, values(0, 4, i));
-    EXPECT_EQ(out, sum_over(size(), long_count, i));
+    EXPECT_EQ(nb, call_values(0, 4, i));
+    EXPECT_EQ(out, call_sum(size(), long_count, i));
   }
 }
 
@@ -233,21 +220,21 @@ TEST_F(ShortProtocol, ForcedShortFallsBackWhereItCannotRun) {
   coll_test::forced_algorithm b("broadcast", "short");
   coll_test::forced_algorithm r("reduce", "short");
   coll_test::forced_algorithm s("barrier", "short");
-  std::vector<double> data = rank() == 0 ? values(0, 100, 1) : std::vector<double>(100, -1);
+  std::vector<double> data = rank() == 0 ? call_values(0, 100, 1) : std::vector<double>(100, -1);
   world().broadcast(data, 0);
-  EXPECT_EQ(data, values(0, 100, 1));
-  std::vector<double> small = rank() == 0 ? values(0, 2, 2) : std::vector<double>(2, -1);
+  EXPECT_EQ(data, call_values(0, 100, 1));
+  std::vector<double> small = rank() == 0 ? call_values(0, 2, 2) : std::vector<double>(2, -1);
   world().ibroadcast(small, 0).wait();
-  EXPECT_EQ(small, values(0, 2, 2));
-  std::vector<double> in = values(rank(), 9, 3), out(9, -1);
+  EXPECT_EQ(small, call_values(0, 2, 2));
+  std::vector<double> in = call_values(rank(), 9, 3), out(9, -1);
   world().reduce(in, out, rmpl::ops::sum{}, size() - 1);
   if (rank() == size() - 1) {
-    EXPECT_EQ(out, sum_over(size(), 9, 3));
+    EXPECT_EQ(out, call_sum(size(), 9, 3));
   }
-  std::vector<double> in2 = values(rank(), 2, 4), out2(2, -1);
+  std::vector<double> in2 = call_values(rank(), 2, 4), out2(2, -1);
   world().ireduce(in2, out2, rmpl::ops::sum{}, 0).wait();
   if (rank() == 0) {
-    EXPECT_EQ(out2, sum_over(size(), 2, 4));
+    EXPECT_EQ(out2, call_sum(size(), 2, 4));
   }
   world().ibarrier().wait();
   world().barrier();
