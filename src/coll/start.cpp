@@ -389,9 +389,18 @@ std::string_view chosen(const target& t, collective c) {
 bool short_suits(const target& t, std::size_t bytes) {
   return t.to_end && bytes <= short_max && area_usable(t);
 }
-/// Whether a call forced to "short" can take it; the others run "shared".
-bool short_fits(const target& t, std::size_t bytes) {
-  return t.to_end && bytes <= short_max;
+/// Runs the short protocol through `run` if `name` is "short" and the call can take it (a blocking
+/// one of at most short_max bytes): true, the call is over. A call forced to "short" that cannot
+/// take it runs "shared" instead: `name` becomes "shared", false.
+template <class Run>
+bool ran_short(const target& t, std::string_view& name, std::size_t bytes, Run&& run) {
+  if (!is(name, "short")) return false;
+  if (!t.to_end || bytes > short_max) {
+    name = "shared";
+    return false;
+  }
+  run();
+  return true;
 }
 
 }  // namespace
@@ -404,13 +413,7 @@ core::request* start_barrier(const target& t) {
     if (is(name, "auto")) {
       name = short_suits(t, 0) ? "short" : area_usable(t) ? "shared" : "dissemination";
     }
-    if (is(name, "short")) {
-      if (short_fits(t, 0)) {
-        barrier_short(t.engine, t.comm);
-        return nullptr;
-      }
-      name = "shared";
-    }
+    if (ran_short(t, name, 0, [&] { barrier_short(t.engine, t.comm); })) return nullptr;
     if (is(name, "shared"))
       return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
     return launch(t, c, a, "dissemination", 0,
@@ -431,13 +434,8 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
              : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
                                                               : "scatter_allgather";
     }
-    if (is(name, "short")) {
-      if (short_fits(t, data.size())) {
-        broadcast_short(t.engine, t.comm, data, root);
-        return nullptr;
-      }
-      name = "shared";
-    }
+    if (ran_short(t, name, data.size(), [&] { broadcast_short(t.engine, t.comm, data, root); }))
+      return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_shared(x, data, root); });
@@ -470,13 +468,8 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
              : halving_fits && in.size() >= (64u << 10)                        ? "rabenseifner"
                                                                                : "binomial";
     }
-    if (is(name, "short")) {
-      if (short_fits(t, in.size())) {
-        reduce_short(t.engine, t.comm, in, out, op, root);
-        return nullptr;
-      }
-      name = "shared";
-    }
+    if (ran_short(t, name, in.size(), [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
+      return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return reduce_shared(x, in, out, op, root); });
@@ -504,13 +497,8 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
              : in.size() >= (16u << 10)           ? "rabenseifner"
                                                   : "recursive_doubling";
     }
-    if (is(name, "short")) {
-      if (short_fits(t, in.size())) {
-        allreduce_short(t.engine, t.comm, in, out, op);
-        return nullptr;
-      }
-      name = "shared";
-    }
+    if (ran_short(t, name, in.size(), [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
+      return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_shared(x, in, out, op); });
