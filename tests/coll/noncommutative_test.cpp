@@ -230,6 +230,29 @@ TEST_F(MatrixProducts, SharedRoundsKeepRankOrderInPlace) {
   }
 }
 
+// From 8 MiB (shared.cpp, stream_min) a reduction through the areas writes its result with
+// streaming stores: each rank folds its slice reading its own operand straight from its input,
+// streams its own result slice out first, then the others'. The 786 KiB of
+// SharedRoundsKeepRankOrderInPlace stay below that. In place (the output is the input that the
+// later rounds still read), with 32 full rounds and a last one of 5 elements, every root must keep
+// rank order.
+TEST_F(MatrixProducts, StreamedRoundsKeepRankOrderInPlace) {
+  auto c = world();
+  const std::size_t count = (std::size_t{8} << 20) / sizeof(mat2) + 5;
+  for (const std::string collective : {"reduce", "allreduce"}) {
+    SCOPED_TRACE(collective);
+    coll_test::forced_algorithm scope(collective, "shared");
+    const int roots = collective == "reduce" ? size() : 1;
+    for (int root = 0; root < roots; ++root) {
+      for (form f : {form::in_place, form::blocking}) {
+        coll_test::check_reduction(collective, c, matrix_product(), random_matrices(), count,
+                                   collective == "reduce" ? root : -1, f);
+        if (coll_test::any_failed(c)) return;
+      }
+    }
+  }
+}
+
 // ---- concatenation of rank numbers ----
 
 struct trail {
