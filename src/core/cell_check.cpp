@@ -21,6 +21,10 @@ const char* kind_name(kind k) noexcept {
       return "clear-to-send";
     case kind::assist:
       return "assist";
+    case kind::ready:
+      return "ready notice";
+    case kind::withdraw:
+      return "withdrawal of a ready notice";
     default:
       return "cell";
   }
@@ -68,6 +72,11 @@ std::string describe(fault f, const decoded_cell& d, const cell_limits& limits) 
                          d.cookie, d.assist_id, d.size, d.address, d.assist_chunk);
     case fault::bounce_length:
       return "bounce chunk of a length the transfer cannot have";
+    case fault::ready_position:
+      return fmt::format(
+          "{} (context {}, tag {}) that has read {} cells of this rank's ring, more "
+          "than were sent",
+          what, d.context, d.tag, d.position);
     case fault::second_cts:
       return fmt::format("a second clear-to-send (request {:#x}) while a bounce transfer runs",
                          d.cookie);

@@ -44,6 +44,7 @@ enum class fault : std::uint8_t {
   assist,         ///< an assist with no id, no address, chunks under 4 KiB, or more bytes than sent
   bounce_length,  ///< a bounce chunk of a length the transfer cannot have
   second_cts,     ///< a clear-to-send while a bounce transfer to that peer is running
+  ready_position,  ///< a ready notice naming more cells consumed than this rank has sent
 };
 
 /// One cell, decoded: the envelope and whichever body fields its kind has.
@@ -57,6 +58,7 @@ struct decoded_cell {
   std::uint64_t address = 0;      ///< rts: the payload in the sender; assist: the receiver's buffer
   std::uint64_t peer_cookie = 0;  ///< cts: the receiver's request
   std::uint64_t segments = 0;     ///< rts: entries of the sender's segment list (0: contiguous)
+  std::uint64_t position = 0;     ///< ready, withdraw: cells of this rank's ring the peer had read
   std::uint32_t slot = 0;         ///< eager
   std::uint32_t assist_id = 0, assist_chunk = 0;
 };
@@ -84,14 +86,20 @@ inline fault decode_cell(const cell& c, const cell_limits& limits, decoded_cell&
   out.size = read_once(c.size);
   switch (out.how) {
     case kind::inline_data: {
+      // sync carries a cookie in the body's last 8 bytes; ready (a sync send that used a notice)
+      // does not; never both.
       const bool sync = out.flags == flag::sync;
-      if (out.flags & ~flag::sync) return fault::flags;
+      if (out.flags != 0 && out.flags != flag::sync && out.flags != flag::ready) {
+        return fault::flags;
+      }
       if (out.size > (sync ? inline_sync_capacity : inline_capacity)) return fault::inline_size;
       if (sync) std::memcpy(&out.cookie, c.body + cookie_offset, sizeof out.cookie);
       break;
     }
     case kind::eager: {
-      if (out.flags & ~flag::sync) return fault::flags;
+      if (out.flags != 0 && out.flags != flag::sync && out.flags != flag::ready) {
+        return fault::flags;
+      }
       const auto body = read_body<eager_body>(c);
       out.slot = body.slot;
       out.cookie = body.cookie;
@@ -130,6 +138,20 @@ inline fault decode_cell(const cell& c, const cell_limits& limits, decoded_cell&
       if (out.assist_id == 0 || out.address == 0 || out.assist_chunk < 4096) return fault::assist;
       return fault::none;  // its size is checked against the send it names (check_assist)
     }
+    case kind::ready:
+    case kind::withdraw: {
+      // Names the context and tag of a receive: both must be ones a message could carry. Its
+      // position is checked against what this rank sent (check_ready).
+      const auto body = read_body<ready_body>(c);
+      out.position = body.position;
+      out.context = static_cast<std::uint16_t>(body.context);
+      out.tag = body.tag;
+      if (body.context >= limits.contexts) return fault::context;
+      if (static_cast<std::uint32_t>(out.tag) > static_cast<std::uint32_t>(tag_ub)) {
+        return fault::tag;
+      }
+      return fault::none;
+    }
     case kind::consumed:
       return fault::none;
     default:
@@ -166,6 +188,12 @@ inline request* control_target(request_table& table, int source, kind how,
 /// never for a scattered send (the receiver reads those alone).
 inline fault check_assist(const decoded_cell& d, const request& r) noexcept {
   return d.size > r.bytes || r.segments.count != 0 ? fault::assist : fault::none;
+}
+
+/// A ready notice from a peer that has read `d.position` cells of this rank's ring to it, when this
+/// rank has published `tail` there: it cannot have read more than was published.
+inline fault check_ready(const decoded_cell& d, std::uint64_t tail) noexcept {
+  return d.position > tail ? fault::ready_position : fault::none;
 }
 
 /// Entry `e` of a rendezvous's segment list (read from the sender's memory), after entries

@@ -190,25 +190,34 @@ int engine::claim_slot(int dest) noexcept {
 
 bool engine::emit(int dest, request* r) {
   out_channel& ch = out_[dest];
-  const bool sync = r->mode == send_mode::synchronous;
   cell* c = claim_cell(ch, control_reserve_);
   if (c == nullptr) return false;
-  bool waits = sync;
-  r->awaits = static_cast<std::uint8_t>(sync ? kind::ack : kind::none);
-  if (r->bytes <= (sync ? inline_sync_capacity : inline_capacity)) {
+  // Whatever its mode, this message matches the receive a notice for its (context, tag) announced.
+  // A synchronous one then completes when published, with no ack, unless the receiver has written
+  // something this rank has not read yet: that could be the notice's withdrawal (engine::cancel).
+  bool noticed = false;
+  if (ch.notices != 0) [[unlikely]] {
+    noticed = take_notice(ch, r->context, r->tag);
+  }
+  const bool sync = r->mode == send_mode::synchronous;
+  const bool acked = sync && !(noticed && quiet_from(dest));
+  const std::uint8_t flags = acked ? flag::sync : sync ? flag::ready : 0;
+  bool waits = acked;
+  r->awaits = static_cast<std::uint8_t>(acked ? kind::ack : kind::none);
+  if (r->bytes <= (acked ? inline_sync_capacity : inline_capacity)) {
     if (r->segments.count != 0) [[unlikely]] {
-      write_inline(*c, r->context, r->tag, nullptr, 0, sync ? flag::sync : 0);
+      write_inline(*c, r->context, r->tag, nullptr, 0, flags);
       c->size = static_cast<std::uint32_t>(r->bytes);
       gather(r->segments.entries.get(), c->body, r->bytes);
     } else {
-      write_inline(*c, r->context, r->tag, r->buffer, r->bytes, sync ? flag::sync : 0);
+      write_inline(*c, r->context, r->tag, r->buffer, r->bytes, flags);
     }
-    if (sync) {
+    if (acked) {
       const std::uint64_t cookie = r->id();
       std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
     }
   } else if (int slot; r->bytes <= tune_.eager_max && (slot = claim_slot(dest)) >= 0) {
-    c->flags = sync ? flag::sync : 0;
+    c->flags = flags;
     c->context = static_cast<std::uint16_t>(r->context);
     c->tag = r->tag;
     void* data = dom_.slot(dest, static_cast<std::uint32_t>(slot));
@@ -219,7 +228,7 @@ bool engine::emit(int dest, request* r) {
     }
     c->kind = static_cast<std::uint8_t>(kind::eager);
     c->size = static_cast<std::uint32_t>(r->bytes);
-    write_body(*c, eager_body{static_cast<std::uint32_t>(slot), 0, sync ? r->id() : 0});
+    write_body(*c, eager_body{static_cast<std::uint32_t>(slot), 0, acked ? r->id() : 0});
   } else {
     c->kind = static_cast<std::uint8_t>(kind::rts);
     c->flags = 0;  // the FIN that ends every rendezvous already proves the match
@@ -265,9 +274,74 @@ bool engine::try_send_inline(std::uint32_t context, const void* buf, std::size_t
   if (!ch.backlog.empty()) return false;  // behind queued cells: order first
   cell* c = claim_cell(ch, control_reserve_);
   if (c == nullptr) return false;
+  if (ch.notices != 0) [[unlikely]] {
+    take_notice(ch, context, tag);  // this message matches the announced receive
+  }
   write_inline(*c, context, tag, buf, bytes, 0);
   publish(ch, dest, c);
   return true;
+}
+
+// ---------------------------------------------------------------- notices
+
+void engine::announce(const context_queues& q, request* r) noexcept {
+  const int source = r->peer;
+  // The receive must be certain to take the source's next (context, tag) message: a named tag, and
+  // no receive posted before it that would take such a message first.
+  if (r->tag == any_tag || q.would_take(source, r->tag)) return;
+  // The notice names how far this rank has read the source's ring; a cell waiting there unread
+  // means the source has published more, and would refuse it.
+  if (!quiet_from(source)) return;
+  // A ready cell may be dropped, never queued: it is only an optimisation, and queued it would be
+  // a control cell this rank owes (every wait would wait for it) that is stale by the time it
+  // goes. It also keeps half the reserve of the ring for control cells that complete requests,
+  // and goes only with nothing queued before it (a withdraw there must arrive first).
+  out_channel& ch = out_[source];
+  if (!ch.backlog.empty()) return;
+  cell* c = claim_cell(ch, control_reserve_ / 2);
+  if (c == nullptr) return;
+  unsigned char body[sizeof(cell::body)] = {};
+  const ready_body notice{in_[source].head, r->context, r->tag};
+  std::memcpy(body, &notice, sizeof notice);
+  write_control(c, kind::ready, body);
+  publish(ch, source, c);
+  r->announced = true;
+  r->announced_at = notice.position;
+}
+
+void engine::accept_notice(int source, const decoded_cell& d) {
+  out_channel& ch = out_[source];
+  if (check_ready(d, ch.tail) != fault::none) [[unlikely]] {
+    corrupt(source, core::describe(fault::ready_position, d, limits_));
+  }
+  // Anything published or queued since the receiver's view could be matched before this rank's
+  // next message on (context, tag): the receive it announced may not be the one that message
+  // takes.
+  if (d.position != ch.tail || !ch.backlog.empty()) return;
+  for (notice& n : ch.held) {
+    if (n.context == d.context && n.tag == d.tag) {
+      // An honest receiver announces (context, tag) again only after the first receive was
+      // matched (which consumed its notice) or cancelled (whose withdraw came first): keep the
+      // newer one anyway.
+      n.position = d.position;
+      return;
+    }
+  }
+  if (ch.held.size() >= max_notices) return;
+  ch.held.push_back(notice{d.position, d.context, d.tag});
+  ++ch.notices;
+}
+
+bool engine::take_notice(out_channel& ch, std::uint32_t context, int tag) noexcept {
+  for (std::size_t i = 0; i < ch.held.size(); ++i) {
+    if (ch.held[i].context == context && ch.held[i].tag == tag) {
+      ch.held[i] = ch.held.back();
+      ch.held.pop_back();
+      --ch.notices;
+      return true;
+    }
+  }
+  return false;
 }
 
 void engine::forge_cell_for_test(int dest, const cell& fields) {
@@ -499,6 +573,9 @@ request* engine::post_recv(request* r) {
   }
   r->post_order = ++posts_;
   r->st = state::posted;
+  if (source >= 0 && in_[source].last_sync) [[unlikely]] {
+    announce(q, r);
+  }
   q.post(r);
   return r;
 }
@@ -536,6 +613,7 @@ bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacit
   }
   if (size) std::memcpy(buf, c.body, size);
   out = status{source, cell_tag, size, errc::success, false};
+  ch.last_sync = false;  // a standard message (flags 0)
   ++ch.head;
   consumed(ch, source, 1);
   return true;
@@ -654,6 +732,19 @@ status engine::finish(request* r) {
 
 void engine::cancel(request* r) {
   if (r->kind != op::recv || r->st != state::posted) return;  // matched already: nothing to undo
+  if (r->announced) {
+    // The source may hold a ready notice for this receive. Cancelling stays local (MPI: a cancelled
+    // receive's wait returns whatever other ranks do) and succeeds; the withdraw makes the source
+    // forget the notice. A synchronous send there uses a notice only while nothing from this rank
+    // waits unread in its ring, so one that starts after this withdraw is published waits for a
+    // real match and its ack. Only a send that took the notice before then (concurrently with this
+    // cancel) has completed: at that moment the receive was still posted, and its message now
+    // waits, unexpected, for the next receive that matches it, as a standard send's would. The
+    // withdraw is owed like any control cell if the ring is full (queued, and the waits of this
+    // rank wait for it), so a stale notice cannot outlive a cancel for want of room.
+    const ready_body notice{r->announced_at, r->context, r->tag};
+    send_control(r->peer, kind::withdraw, notice);
+  }
   matcher_.queues(r->context).unpost(r);
   r->result.cancelled = true;
   r->st = state::complete;
@@ -786,6 +877,7 @@ bool engine::handle_cell(int source, cell& c) {
                                   std::memory_order_acquire) != eager_claim_word(source)) {
     corrupt(source, core::describe(fault::eager_claim, d, limits_));
   }
+  in_[source].last_sync = (d.flags & (flag::sync | flag::ready)) != 0;
   const auto how = d.how;
   const incoming m{source,   d.tag,     how,        d.flags, d.size,
                    d.cookie, d.address, d.segments, d.slot,  c.body};
@@ -847,6 +939,20 @@ void engine::handle_control(int source, const decoded_cell& d) {
     case kind::assist:
       assist_send(source, d);
       break;
+    case kind::ready:
+      accept_notice(source, d);
+      break;
+    case kind::withdraw: {
+      // Forget the notice of the cancelled receive, unless a message has consumed it already.
+      out_channel& ch = out_[source];
+      for (const notice& n : ch.held) {
+        if (n.context == d.context && n.tag == d.tag && n.position == d.position) {
+          take_notice(ch, d.context, d.tag);
+          break;
+        }
+      }
+      break;
+    }
     case kind::cts: {
       request* r = control_target(source, d);
       if (out_[source].bounce != nullptr)

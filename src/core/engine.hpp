@@ -183,12 +183,33 @@ class engine {
     kind how;
     unsigned char body[sizeof(cell::body)];
   };
+  // Notices (ACLMPL's receiver-initiated synchronous protocol). A receiver that posts a receive
+  // which is certain to take the next message of (context, tag) from a rank sends that rank a
+  // `ready` cell with the number of its cells it has consumed so far (`position`). The sender keeps
+  // it only if it has published exactly that many cells to the receiver and queued none since, so
+  // nothing it sent can come between; its next message on (context, tag) to that receiver, whatever
+  // the mode, then matches that receive and consumes the notice. A synchronous send that consumes
+  // one needs no ack: it is written with flag::ready and completes when published. Only an
+  // optimisation: a ready cell that finds no room is dropped, and a receiver sends one only when
+  // the last message from that rank was synchronous (standard traffic pays nothing). A cancelled
+  // receive that announced itself sends `withdraw`; see engine::cancel for the rule.
+  struct notice {
+    std::uint64_t position;
+    std::uint32_t context;
+    int tag;
+  };
+  /// Notices kept per destination at most (each names a receive posted there: a hostile peer
+  /// could otherwise grow the list without bound); more are ignored.
+  static constexpr std::size_t max_notices = 64;
   struct out_channel {
     cell* cells = nullptr;
     fabric::shm::ring_control* control = nullptr;
     std::uint64_t tail = 0;   ///< cells published so far
     std::uint64_t limit = 0;  ///< tail may grow up to this (head last seen + ring size)
+    /// held.size(): what the send paths test (one predictable branch while it is 0)
+    std::uint32_t notices = 0;
     std::deque<pending> backlog;
+    std::vector<notice> held;   ///< the receiver's ready notices, one per (context, tag)
     request* bounce = nullptr;  ///< a send being pushed through the pair's bounce buffers
     std::uint64_t bounce_chunk = 0;
   };
@@ -200,6 +221,9 @@ class engine {
     std::uint64_t bounce_chunk = 0;
     std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers
     std::uint32_t assist_id = 0;          ///< the last assisted transfer's id on this pair
+    /// The last message from this source was synchronous (sync or ready): only then does a
+    /// receive posted for it announce itself with a ready cell.
+    bool last_sync = false;
   };
   /// A message as the matcher sees it, whether read from a cell or from an unexpected descriptor.
   struct incoming {
@@ -262,6 +286,19 @@ class engine {
                            std::size_t bytes, std::uint8_t flags) noexcept;
   void write_control(cell* c, kind how, const unsigned char* body) noexcept;
   bool flush_backlog(int dest);
+  /// post_recv's half of the notices: sends `r`'s source a ready cell if `r` (not yet in `q`) is
+  /// certain to take that source's next message on its (context, tag) and there is room.
+  void announce(const context_queues& q, request* r) noexcept;
+  /// A ready cell from `source`: kept if this rank has sent nothing the receiver has not read.
+  void accept_notice(int source, const decoded_cell& d);
+  /// Removes the notice for (context, tag) held for `ch`'s destination; whether there was one.
+  static bool take_notice(out_channel& ch, std::uint32_t context, int tag) noexcept;
+  /// Nothing from `peer` waits unread in its ring to this rank (so no withdraw either).
+  bool quiet_from(int peer) const noexcept {
+    const in_channel& ch = in_[peer];
+    return ch.cells[ch.head & ring_mask_].seq.load(std::memory_order_acquire) !=
+           static_cast<std::uint32_t>(ch.head + 1);
+  }
   int claim_slot(int dest) noexcept;
   void complete_send(request* r) noexcept;
 

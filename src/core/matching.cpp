@@ -38,6 +38,12 @@ request* context_queues::take_posted(int source, int tag) noexcept {
   return r;
 }
 
+bool context_queues::would_take(int source, int tag) const noexcept {
+  if (posted_count_ == 0) return false;
+  auto accepts = [tag](const request& r) { return tag_accepts(r.tag, tag); };
+  return posted_[source].find(accepts) != nullptr || posted_any_.find(accepts) != nullptr;
+}
+
 unexpected* context_queues::find_unexpected(int source, int tag) const noexcept {
   if (unexpected_count_ == 0) return nullptr;
   auto accepts = [tag](const unexpected& u) { return tag_accepts(tag, u.tag); };

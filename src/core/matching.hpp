@@ -44,6 +44,8 @@ class context_queues {
   void unpost(request* r) noexcept;
   /// Removes and returns the earliest-posted receive accepting (source, tag), or nullptr.
   request* take_posted(int source, int tag) noexcept;
+  /// Whether a posted receive would accept a message (source, tag): what take_posted would find.
+  bool would_take(int source, int tag) const noexcept;
 
   void add_unexpected(unexpected* u) noexcept {
     unexpected_[u->source].push_back(u);

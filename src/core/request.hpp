@@ -35,7 +35,8 @@ struct request {
   op kind = op::send;
   state st = state::free;
   send_mode mode = send_mode::standard;
-  bool detached = false;  ///< buffered send: nobody waits; freed when complete
+  bool detached = false;   ///< buffered send: nobody waits; freed when complete
+  bool announced = false;  ///< recv: a ready notice went to its source (cancel withdraws it)
   /// send in flight: the control cell (a core::kind: ack, fin or cts) that alone may advance it, so
   /// a peer's forged or misdirected reply is recognised (core/cell_check.hpp)
   std::uint8_t awaits = 0;
@@ -48,6 +49,7 @@ struct request {
   /// to `bytes` (core/segments.hpp). Only with single copy on.
   segment_list segments;
   std::uint64_t post_order = 0;
+  std::uint64_t announced_at = 0;  ///< recv announced: the position its ready cell named
   status result;
   std::size_t message_bytes = 0;       ///< recv: the size the sender sent (for truncation reports)
   std::size_t transferred = 0;         ///< bounce transfers: bytes moved so far

@@ -22,10 +22,18 @@ enum class kind : std::uint8_t {
   cts = 6,       ///< clear to send through the pair's bounce buffers (the fallback copy path)
   consumed = 7,  ///< a control cell the receiver already handled out of order (flow control)
   assist = 8,    ///< the receiver asks the sender to copy chunks of a rendezvous too
+  /// the receiver has posted the receive that the sender's next message on (context, tag) will
+  /// match (a notice: a synchronous send may then complete at once, ACLMPL's receiver-initiated
+  /// synchronous protocol; see engine.hpp, "notices")
+  ready = 9,
+  withdraw = 10,  ///< the receive a ready cell announced was cancelled: forget the notice
 };
 
 enum flag : std::uint8_t {
   sync = 1,  ///< the sender waits for an ack once the message is matched
+  /// a synchronous send that used the receiver's ready notice: already complete, no ack wanted
+  /// (no cookie either). Never together with sync.
+  ready = 2,
 };
 
 inline constexpr std::uint32_t inline_capacity = sizeof(cell::body);
@@ -49,6 +57,14 @@ struct rts_body {
 struct control_body {
   std::uint64_t cookie;       // the request the control cell is about (at its destination)
   std::uint64_t peer_cookie;  // cts: the receiver's request
+};
+
+/// ready and withdraw: the receive is for (context, tag) from the cell's destination, and was
+/// posted when this rank had consumed `position` cells of that rank's ring to it.
+struct ready_body {
+  std::uint64_t position;
+  std::uint32_t context;
+  std::int32_t tag;
 };
 
 struct assist_body {

@@ -8,7 +8,8 @@
 // Input: 4 bytes of shape (eager slots, slot bytes, receive capacity, bounce chunk bytes), one
 // claim byte per eager slot, 8 send sizes, then 64-byte cells. A cell's seq word, which the ring
 // check consumes before decoding, says instead which rank wrote it (bit 0) and, for a rendezvous,
-// the state word of the bounce chunk its data would arrive in (bits 8-31).
+// the state word of the bounce chunk its data would arrive in (bits 8-31), for a ready notice the
+// cells this rank has sent to that peer (bits 8-31).
 //
 //   build: cmake --preset fuzz && cmake --build build/fuzz
 //   run:   build/fuzz/tests/fuzz/cell_parser_fuzz -max_total_time=600 build/fuzz/corpus
@@ -113,6 +114,18 @@ void receive_message(fake_domain& dom, const cell& c, const decoded_cell& d, int
   if (n > 0) sink = buffer[n - 1];
 }
 
+/// A ready or withdraw cell: a notice the sender keeps, checked against what it sent (here, a
+/// tail taken from the cell's own seq word, bits 8-31).
+void receive_notice(fake_domain& dom, const decoded_cell& d, std::uint32_t seq) {
+  const std::uint64_t tail = seq >> 8;
+  if (check_ready(d, tail) != fault::none) {
+    sink = describe(fault::ready_position, d, dom.limits).size();
+    return;
+  }
+  require(d.position <= tail && d.context < dom.limits.contexts && d.tag >= 0);
+  sink = d.position + d.context + static_cast<std::size_t>(d.tag);
+}
+
 void receive_control(fake_domain& dom, const decoded_cell& d, int source) {
   request* r = control_target(dom.table, source, d.how, d.cookie);
   if (r == nullptr) {
@@ -164,6 +177,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (is_message(d.how)) {
       receive_message(dom, *c, d, source, seq);
+    } else if (d.how == kind::ready || d.how == kind::withdraw) {
+      receive_notice(dom, d, seq);
     } else if (d.how != kind::consumed) {
       receive_control(dom, d, source);
     }

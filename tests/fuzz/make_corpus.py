@@ -29,6 +29,10 @@ CELLS = {
     "cts": cell(0, 6, body=struct.pack("<QQ", rid(2), rid(7))),
     "assist": cell(1, 8, body=struct.pack("<QQQII", rid(3), 0x2000, 50, 1, 4096)),
     "consumed": cell(0, 7),
+    "inline_ready": cell(1, 1, flags=2, tag=7, size=48, body=b"r" * 48),
+    "eager_ready": cell(1, 2, flags=2, tag=3, size=100, body=struct.pack("<IIQ", 1, 0, 0)),
+    "ready": cell(1, 9, body=struct.pack("<QIi", 5, 2, 7), extra=5),
+    "withdraw": cell(0, 10, body=struct.pack("<QIi", 3, 0, 9)),
 }
 
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")

@@ -64,6 +64,20 @@ int main(int argc, char** argv) {
     set(forged, kind::inline_data, 1, 4);
     forged.flags = 0x80;
     expected = "flags 0x80";
+  } else if (which == "flags_sync_ready") {
+    // sync wants an ack, ready says none is wanted: a message is one or the other.
+    set(forged, kind::inline_data, 1, 4);
+    forged.flags = rmpl::core::flag::sync | rmpl::core::flag::ready;
+    expected = "inline message with flags 0x3";
+  } else if (which == "ready_position") {
+    // A notice may only name cells this rank has sent: none yet here.
+    set(forged, kind::ready, 0);
+    rmpl::core::write_body(forged, rmpl::core::ready_body{1000000, 0, 4});
+    expected = "ready notice (context 0, tag 4) that has read 1000000 cells";
+  } else if (which == "ready_tag") {
+    set(forged, kind::ready, 0);
+    rmpl::core::write_body(forged, rmpl::core::ready_body{0, 0, -1});
+    expected = "ready notice with tag -1";
   } else if (which == "eager_slot") {
     set(forged, kind::eager, 1, 8);
     rmpl::core::write_body(forged, rmpl::core::eager_body{100000, 0, 0});
