@@ -221,9 +221,12 @@ class engine {
     std::uint64_t bounce_chunk = 0;
     std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers
     std::uint32_t assist_id = 0;          ///< the last assisted transfer's id on this pair
-    /// The last message from this source was synchronous (sync or ready): only then does a
-    /// receive posted for it announce itself with a ready cell.
-    bool last_sync = false;
+    /// The flags of the last message from this source that the general path took: only when it
+    /// was synchronous (sync or ready) does a receive posted for it announce itself with a ready
+    /// cell. The blocking fast path, which takes only standard inline cells, does not clear it (a
+    /// store there for a stale bit would cost every blocking receive; the bit only says whether
+    /// a ready cell is worth sending).
+    std::uint8_t last_flags = 0;
   };
   /// A message as the matcher sees it, whether read from a cell or from an unexpected descriptor.
   struct incoming {
@@ -286,13 +289,19 @@ class engine {
                            std::size_t bytes, std::uint8_t flags) noexcept;
   void write_control(cell* c, kind how, const unsigned char* body) noexcept;
   bool flush_backlog(int dest);
+  /// try_send_inline, inlined into send().
+  bool send_inline_now(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
+                       int tag) noexcept;
   /// post_recv's half of the notices: sends `r`'s source a ready cell if `r` (not yet in `q`) is
   /// certain to take that source's next message on its (context, tag) and there is room.
-  void announce(const context_queues& q, request* r) noexcept;
+  [[gnu::noinline]] void announce(const context_queues& q, request* r) noexcept;
   /// A ready cell from `source`: kept if this rank has sent nothing the receiver has not read.
   void accept_notice(int source, const decoded_cell& d);
   /// Removes the notice for (context, tag) held for `ch`'s destination; whether there was one.
-  static bool take_notice(out_channel& ch, std::uint32_t context, int tag) noexcept;
+  /// Out of line: the send paths call it only while notices are held, and inlined it would grow
+  /// try_send_inline past what its callers inline.
+  [[gnu::noinline]] static bool take_notice(out_channel& ch, std::uint32_t context,
+                                            int tag) noexcept;
   /// Nothing from `peer` waits unread in its ring to this rank (so no withdraw either).
   bool quiet_from(int peer) const noexcept {
     const in_channel& ch = in_[peer];
@@ -306,7 +315,8 @@ class engine {
   bool drain(int source);
   bool advance_activities();
   void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
-  bool handle_cell(int source, cell& c);
+  /// A cell of `ch`, the ring from `source`: false if it must stay there for now.
+  bool handle_cell(in_channel& ch, int source, cell& c);
   void handle_control(int source, const decoded_cell& d);
   void handle_stalled_controls(int source);
   void deliver(request* r, const incoming& m);
