@@ -301,6 +301,17 @@ void engine::announce(const context_queues& q, request* r) noexcept {
   // The notice names how far this rank has read the source's ring; a cell waiting there unread
   // means the source has published more, and would refuse it.
   if (!quiet_from(source)) return;
+  const ready_body notice{in_[source].head, r->context, r->tag};
+  if (source == rank_) {
+    // To itself this rank is its own sender: it keeps the notice at once, with no cell (one would
+    // be read only after the send it is for). Quiet, its ring to itself holds nothing unread, so
+    // its tail there is the position.
+    if (!out_[rank_].backlog.empty()) return;
+    keep_notice(out_[rank_], notice.position, notice.context, notice.tag);
+    r->announced = true;
+    r->announced_at = notice.position;
+    return;
+  }
   // A ready cell may be dropped, never queued: it is only an optimisation, and queued it would be
   // a control cell this rank owes (every wait would wait for it) that is stale by the time it
   // goes. It also keeps half the reserve of the ring for control cells that complete requests,
@@ -310,7 +321,6 @@ void engine::announce(const context_queues& q, request* r) noexcept {
   cell* c = claim_cell(ch, control_reserve_ / 2);
   if (c == nullptr) return;
   unsigned char body[sizeof(cell::body)] = {};
-  const ready_body notice{in_[source].head, r->context, r->tag};
   std::memcpy(body, &notice, sizeof notice);
   write_control(c, kind::ready, body);
   publish(ch, source, c);
@@ -327,18 +337,34 @@ void engine::accept_notice(int source, const decoded_cell& d) {
   // next message on (context, tag): the receive it announced may not be the one that message
   // takes.
   if (d.position != ch.tail || !ch.backlog.empty()) return;
+  keep_notice(ch, d.position, d.context, d.tag);
+}
+
+void engine::keep_notice(out_channel& ch, std::uint64_t position, std::uint32_t context,
+                         int tag) noexcept {
   for (notice& n : ch.held) {
-    if (n.context == d.context && n.tag == d.tag) {
+    if (n.context == context && n.tag == tag) {
       // An honest receiver announces (context, tag) again only after the first receive was
       // matched (which consumed its notice) or cancelled (whose withdraw came first): keep the
       // newer one anyway.
-      n.position = d.position;
+      n.position = position;
       return;
     }
   }
   if (ch.held.size() >= max_notices) return;
-  ch.held.push_back(notice{d.position, d.context, d.tag});
+  ch.held.push_back(notice{position, context, tag});
   ++ch.notices;
+}
+
+void engine::drop_notice(out_channel& ch, std::uint64_t position, std::uint32_t context,
+                         int tag) noexcept {
+  // Unless a message has consumed it already.
+  for (const notice& n : ch.held) {
+    if (n.context == context && n.tag == tag && n.position == position) {
+      take_notice(ch, context, tag);
+      return;
+    }
+  }
 }
 
 bool engine::take_notice(out_channel& ch, std::uint32_t context, int tag) noexcept {
@@ -750,8 +776,12 @@ void engine::cancel(request* r) {
     // waits, unexpected, for the next receive that matches it, as a standard send's would. The
     // withdraw is owed like any control cell if the ring is full (queued, and the waits of this
     // rank wait for it), so a stale notice cannot outlive a cancel for want of room.
-    const ready_body notice{r->announced_at, r->context, r->tag};
-    send_control(r->peer, kind::withdraw, notice);
+    // To itself (announce keeps that notice at once) the withdraw is as direct, and exact.
+    if (r->peer == rank_) {
+      drop_notice(out_[rank_], r->announced_at, r->context, r->tag);
+    } else {
+      send_control(r->peer, kind::withdraw, ready_body{r->announced_at, r->context, r->tag});
+    }
   }
   matcher_.queues(r->context).unpost(r);
   r->result.cancelled = true;
@@ -950,17 +980,9 @@ void engine::handle_control(int source, const decoded_cell& d) {
     case kind::ready:
       accept_notice(source, d);
       break;
-    case kind::withdraw: {
-      // Forget the notice of the cancelled receive, unless a message has consumed it already.
-      out_channel& ch = out_[source];
-      for (const notice& n : ch.held) {
-        if (n.context == d.context && n.tag == d.tag && n.position == d.position) {
-          take_notice(ch, d.context, d.tag);
-          break;
-        }
-      }
+    case kind::withdraw:  // the receive a notice announced was cancelled
+      drop_notice(out_[source], d.position, d.context, d.tag);
       break;
-    }
     case kind::cts: {
       request* r = control_target(source, d);
       if (out_[source].bounce != nullptr)

@@ -297,6 +297,12 @@ class engine {
   [[gnu::noinline]] void announce(const context_queues& q, request* r) noexcept;
   /// A ready cell from `source`: kept if this rank has sent nothing the receiver has not read.
   void accept_notice(int source, const decoded_cell& d);
+  /// Keeps a notice for `ch`'s destination (replacing one for the same context and tag).
+  void keep_notice(out_channel& ch, std::uint64_t position, std::uint32_t context,
+                   int tag) noexcept;
+  /// Forgets the notice a withdraw names, if it is still held.
+  void drop_notice(out_channel& ch, std::uint64_t position, std::uint32_t context,
+                   int tag) noexcept;
   /// Removes the notice for (context, tag) held for `ch`'s destination; whether there was one.
   /// Out of line: the send paths call it only while notices are held, and inlined it would grow
   /// try_send_inline past what its callers inline.

@@ -8,6 +8,7 @@
 // Notices are sent only when the last message from that source was synchronous, so every test
 // starts a pair with a synchronous warm-up message. Pairs are (0,1), (2,3)...: the even rank
 // sends; with an odd number of ranks the last one idles.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -219,6 +220,43 @@ TEST_F(Ready, EarlierWildcardReceiveTakesTheMessage) {
       comm.ssend(first, partner, data_tag);
       comm.ssend(second, partner, data_tag);
     }
+  }
+}
+
+// To itself a rank keeps its notice at once: an issend after the irecv is complete before the
+// receive is waited for. After a cancel the notice is gone: the issend stays incomplete until a
+// receive is posted.
+TEST_F(Ready, SelfNoticeIsKeptAtOnceAndWithdrawnExactly) {
+  auto comm = world();
+  const int me = rank();
+  for (std::size_t bytes : quick_sizes) {
+    SCOPED_TRACE(::testing::Message() << bytes << " bytes");
+    std::vector<std::byte> buffer(bytes);
+    const std::vector<std::byte> data = pattern(bytes, 6);
+    {  // the synchronous warm-up, to itself
+      rmpl::request r = comm.irecv(buffer, me, data_tag);
+      comm.ssend(data, me, data_tag);
+      r.wait();
+    }
+    rmpl::request r = comm.irecv(buffer, me, data_tag);
+    rmpl::request s = comm.issend(data, me, data_tag);
+    EXPECT_TRUE(s.done()) << "the issend to a posted, announced receive did not complete at once";
+    r.wait();
+    s.wait();
+    EXPECT_EQ(buffer, data);
+
+    rmpl::request cancelled = comm.irecv(buffer, me, data_tag);
+    cancelled.cancel();
+    EXPECT_TRUE(cancelled.wait().cancelled);
+    rmpl::request late = comm.issend(data, me, data_tag);
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_FALSE(late.test().has_value()) << "completed with no receive posted (after a cancel)";
+      rmpl_test::sleep_ms(1);
+    }
+    std::fill(buffer.begin(), buffer.end(), std::byte{0});
+    comm.recv(buffer, me, data_tag);
+    late.wait();
+    EXPECT_EQ(buffer, data);
   }
 }
 
