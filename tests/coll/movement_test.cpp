@@ -352,24 +352,38 @@ TEST_F(Scatter, VectorFormUnevenCountsAndGaps) {
 
 // ---------------------------------------------------------------- allgather
 
+/// What allgather of `count` items per rank from `members` ranks gives: every rank's block in
+/// rank order.
 template <class T>
-void check_allgather(const rmpl::communicator& c, std::size_t count, bool nonblocking) {
-  SCOPED_TRACE(trace(count, -1, nonblocking, "elements per rank"));
+std::vector<T> gathered(int members, std::size_t count, int salt) {
+  std::vector<T> want;
+  for (int r = 0; r < members; ++r) {
+    std::vector<T> block = items<T>(r, count, salt);
+    want.insert(want.end(), block.begin(), block.end());
+  }
+  return want;
+}
+
+/// allgather of `count` items per rank; `in_place`: `in` is this rank's own block of `out`.
+template <class T>
+void check_allgather(const rmpl::communicator& c, std::size_t count, bool nonblocking,
+                     bool in_place = false) {
+  SCOPED_TRACE(trace(count, -1, nonblocking, "elements per rank") + (in_place ? ", in place" : ""));
   const int salt = next_salt();
-  std::vector<T> in = items<T>(c.rank(), count, salt);
+  const auto me = static_cast<std::size_t>(c.rank());
+  std::vector<T> mine = items<T>(c.rank(), count, salt);
   std::vector<T> out(count * static_cast<std::size_t>(c.size()), sentinel<T>());
+  if (in_place)
+    std::copy(mine.begin(), mine.end(), out.begin() + static_cast<std::ptrdiff_t>(me * count));
+  const std::span<const T> in =
+      in_place ? std::span<const T>(out.data() + me * count, count) : std::span<const T>(mine);
   if (nonblocking) {
     rmpl::request r = c.iallgather(in, out);
     r.wait();
   } else {
     c.allgather(in, out);
   }
-  std::vector<T> want;
-  for (int r = 0; r < c.size(); ++r) {
-    std::vector<T> block = items<T>(r, count, salt);
-    want.insert(want.end(), block.begin(), block.end());
-  }
-  EXPECT_EQ(first_difference(out, want), "");
+  EXPECT_EQ(first_difference(out, gathered<T>(c.size(), count, salt)), "");
 }
 
 template <class T>
@@ -411,33 +425,10 @@ TEST_F(Allgather, EveryAlgorithmAndCount) {
 // In place: `in` is this rank's own block of `out`. The algorithms send their first step straight
 // from `in` and copy it into `out` only after posting it (allgather.cpp), so here the block they
 // send is the one they would copy onto itself: it must go out whole and stay as it was.
-template <class T>
-void check_allgather_in_place(const rmpl::communicator& c, std::size_t count, bool nonblocking) {
-  SCOPED_TRACE(trace(count, -1, nonblocking, "elements per rank, in place"));
-  const int salt = next_salt();
-  const auto me = static_cast<std::size_t>(c.rank());
-  std::vector<T> out(count * static_cast<std::size_t>(c.size()), sentinel<T>());
-  const std::vector<T> mine = items<T>(c.rank(), count, salt);
-  std::copy(mine.begin(), mine.end(), out.begin() + static_cast<std::ptrdiff_t>(me * count));
-  const std::span<const T> in(out.data() + me * count, count);
-  if (nonblocking) {
-    rmpl::request r = c.iallgather(in, out);
-    r.wait();
-  } else {
-    c.allgather(in, out);
-  }
-  std::vector<T> want;
-  for (int r = 0; r < c.size(); ++r) {
-    std::vector<T> block = items<T>(r, count, salt);
-    want.insert(want.end(), block.begin(), block.end());
-  }
-  EXPECT_EQ(first_difference(out, want), "");
-}
-
 TEST_F(Allgather, InPlaceEveryAlgorithm) {
   auto c = world();
   sweep(c, "allgather", false, coll_test::small_counts(), coll_test::large_count / size(),
-        [&](std::size_t count, int, bool nb) { check_allgather_in_place<double>(c, count, nb); });
+        [&](std::size_t count, int, bool nb) { check_allgather<double>(c, count, nb, true); });
 }
 
 TEST_F(Allgather, VectorFormUnevenCountsAndGaps) {

@@ -209,13 +209,10 @@ TEST_F(MatrixProducts, BinarySwapIsTheDefaultWithoutAnArea) {
 
 // ---- the shared-memory path over several rounds ----
 
-// Past one round of the collective area (256 KiB by default) a reduction goes through it round by
-// round, and each rank folds its slice of a round from its own buffer and the others' areas. In
-// place (where the output is the operand the fold still reads) and with a count that leaves the
-// last round short and its slices uneven, every root of reduce and allreduce must keep rank order.
-TEST_F(MatrixProducts, SharedRoundsKeepRankOrderInPlace) {
+/// Reduce at every root and allreduce of `count` matrices through the collective areas, in place
+/// and not, each in rank order.
+void check_shared_rounds(std::size_t count) {
   auto c = world();
-  const std::size_t count = 3 * ((std::size_t{256} << 10) / sizeof(mat2)) + 5;
   for (const std::string collective : {"reduce", "allreduce"}) {
     SCOPED_TRACE(collective);
     coll_test::forced_algorithm scope(collective, "shared");
@@ -230,6 +227,14 @@ TEST_F(MatrixProducts, SharedRoundsKeepRankOrderInPlace) {
   }
 }
 
+// Past one round of the collective area (256 KiB by default) a reduction goes through it round by
+// round, and each rank folds its slice of a round from its own buffer and the others' areas. In
+// place (where the output is the operand the fold still reads) and with a count that leaves the
+// last round short and its slices uneven, every root of reduce and allreduce must keep rank order.
+TEST_F(MatrixProducts, SharedRoundsKeepRankOrderInPlace) {
+  check_shared_rounds(3 * ((std::size_t{256} << 10) / sizeof(mat2)) + 5);
+}
+
 // From 8 MiB (shared.cpp, stream_min) a reduction through the areas writes its result with
 // streaming stores: each rank folds its slice reading its own operand straight from its input,
 // streams its own result slice out first, then the others'. The 786 KiB of
@@ -237,20 +242,7 @@ TEST_F(MatrixProducts, SharedRoundsKeepRankOrderInPlace) {
 // later rounds still read), with 32 full rounds and a last one of 5 elements, every root must keep
 // rank order.
 TEST_F(MatrixProducts, StreamedRoundsKeepRankOrderInPlace) {
-  auto c = world();
-  const std::size_t count = (std::size_t{8} << 20) / sizeof(mat2) + 5;
-  for (const std::string collective : {"reduce", "allreduce"}) {
-    SCOPED_TRACE(collective);
-    coll_test::forced_algorithm scope(collective, "shared");
-    const int roots = collective == "reduce" ? size() : 1;
-    for (int root = 0; root < roots; ++root) {
-      for (form f : {form::in_place, form::blocking}) {
-        coll_test::check_reduction(collective, c, matrix_product(), random_matrices(), count,
-                                   collective == "reduce" ? root : -1, f);
-        if (coll_test::any_failed(c)) return;
-      }
-    }
-  }
+  check_shared_rounds((std::size_t{8} << 20) / sizeof(mat2) + 5);
 }
 
 // ---- concatenation of rank numbers ----
