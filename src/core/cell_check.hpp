@@ -47,6 +47,11 @@ enum class fault : std::uint8_t {
   ready_position,  ///< a ready notice naming more cells consumed than this rank has sent
 };
 
+/// The flags a message cell (inline or eager) may carry: none, sync or ready, never both.
+constexpr bool message_flags(std::uint8_t f) noexcept {
+  return f == 0 || f == flag::sync || f == flag::ready;
+}
+
 /// One cell, decoded: the envelope and whichever body fields its kind has.
 struct decoded_cell {
   kind how = kind::none;
@@ -89,17 +94,13 @@ inline fault decode_cell(const cell& c, const cell_limits& limits, decoded_cell&
       // sync carries a cookie in the body's last 8 bytes; ready (a sync send that used a notice)
       // does not; never both.
       const bool sync = out.flags == flag::sync;
-      if (out.flags != 0 && out.flags != flag::sync && out.flags != flag::ready) {
-        return fault::flags;
-      }
+      if (!message_flags(out.flags)) return fault::flags;
       if (out.size > (sync ? inline_sync_capacity : inline_capacity)) return fault::inline_size;
       if (sync) std::memcpy(&out.cookie, c.body + cookie_offset, sizeof out.cookie);
       break;
     }
     case kind::eager: {
-      if (out.flags != 0 && out.flags != flag::sync && out.flags != flag::ready) {
-        return fault::flags;
-      }
+      if (!message_flags(out.flags)) return fault::flags;
       const auto body = read_body<eager_body>(c);
       out.slot = body.slot;
       out.cookie = body.cookie;

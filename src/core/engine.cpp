@@ -196,7 +196,7 @@ bool engine::emit(int dest, request* r) {
   // A synchronous one then completes when published, with no ack, unless the receiver has written
   // something this rank has not read yet: that could be the notice's withdrawal (engine::cancel).
   bool noticed = false;
-  if (ch.notices != 0) [[unlikely]] {
+  if (!ch.held.empty()) [[unlikely]] {
     noticed = take_notice(ch, r->context, r->tag);
   }
   const bool sync = r->mode == send_mode::synchronous;
@@ -278,7 +278,7 @@ void engine::write_inline(cell& c, std::uint32_t context, int tag, const void* b
   if (!ch.backlog.empty()) return false;  // behind queued cells: order first
   cell* c = claim_cell(ch, control_reserve_);
   if (c == nullptr) return false;
-  if (ch.notices != 0) [[unlikely]] {
+  if (!ch.held.empty()) [[unlikely]] {
     take_notice(ch, context, tag);  // this message matches the announced receive
   }
   write_inline(*c, context, tag, buf, bytes, 0);
@@ -342,41 +342,41 @@ void engine::accept_notice(int source, const decoded_cell& d) {
 
 void engine::keep_notice(out_channel& ch, std::uint64_t position, std::uint32_t context,
                          int tag) noexcept {
-  for (notice& n : ch.held) {
-    if (n.context == context && n.tag == tag) {
-      // An honest receiver announces (context, tag) again only after the first receive was
-      // matched (which consumed its notice) or cancelled (whose withdraw came first): keep the
-      // newer one anyway.
-      n.position = position;
-      return;
-    }
+  if (const std::size_t i = find_notice(ch, context, tag); i < ch.held.size()) {
+    // An honest receiver announces (context, tag) again only after the first receive was matched
+    // (which consumed its notice) or cancelled (whose withdraw came first): keep the newer one
+    // anyway.
+    ch.held[i].position = position;
+    return;
   }
   if (ch.held.size() >= max_notices) return;
   ch.held.push_back(notice{position, context, tag});
-  ++ch.notices;
 }
 
 void engine::drop_notice(out_channel& ch, std::uint64_t position, std::uint32_t context,
                          int tag) noexcept {
-  // Unless a message has consumed it already.
-  for (const notice& n : ch.held) {
-    if (n.context == context && n.tag == tag && n.position == position) {
-      take_notice(ch, context, tag);
-      return;
-    }
-  }
+  // Unless a message has consumed it already (a notice held now for the same context and tag, at
+  // another position, is a newer receive's).
+  const std::size_t i = find_notice(ch, context, tag);
+  if (i < ch.held.size() && ch.held[i].position == position) remove_notice(ch, i);
 }
 
 bool engine::take_notice(out_channel& ch, std::uint32_t context, int tag) noexcept {
-  for (std::size_t i = 0; i < ch.held.size(); ++i) {
-    if (ch.held[i].context == context && ch.held[i].tag == tag) {
-      ch.held[i] = ch.held.back();
-      ch.held.pop_back();
-      --ch.notices;
-      return true;
-    }
-  }
-  return false;
+  const std::size_t i = find_notice(ch, context, tag);
+  if (i == ch.held.size()) return false;
+  remove_notice(ch, i);
+  return true;
+}
+
+std::size_t engine::find_notice(const out_channel& ch, std::uint32_t context, int tag) noexcept {
+  std::size_t i = 0;
+  while (i < ch.held.size() && !(ch.held[i].context == context && ch.held[i].tag == tag)) ++i;
+  return i;
+}
+
+void engine::remove_notice(out_channel& ch, std::size_t i) noexcept {
+  ch.held[i] = ch.held.back();
+  ch.held.pop_back();
 }
 
 void engine::forge_cell_for_test(int dest, const cell& fields) {

@@ -206,10 +206,10 @@ class engine {
     fabric::shm::ring_control* control = nullptr;
     std::uint64_t tail = 0;   ///< cells published so far
     std::uint64_t limit = 0;  ///< tail may grow up to this (head last seen + ring size)
-    /// held.size(): what the send paths test (one predictable branch while it is 0)
-    std::uint32_t notices = 0;
     std::deque<pending> backlog;
-    std::vector<notice> held;   ///< the receiver's ready notices, one per (context, tag)
+    /// the receiver's ready notices, one per (context, tag); the send paths test empty() (one
+    /// predictable branch while there are none)
+    std::vector<notice> held;
     request* bounce = nullptr;  ///< a send being pushed through the pair's bounce buffers
     std::uint64_t bounce_chunk = 0;
   };
@@ -308,6 +308,9 @@ class engine {
   /// try_send_inline past what its callers inline.
   [[gnu::noinline]] static bool take_notice(out_channel& ch, std::uint32_t context,
                                             int tag) noexcept;
+  /// The index in ch.held of the notice for (context, tag), or ch.held.size().
+  static std::size_t find_notice(const out_channel& ch, std::uint32_t context, int tag) noexcept;
+  static void remove_notice(out_channel& ch, std::size_t i) noexcept;
   /// Nothing from `peer` waits unread in its ring to this rank (so no withdraw either).
   bool quiet_from(int peer) const noexcept {
     const in_channel& ch = in_[peer];
