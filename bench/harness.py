@@ -2,10 +2,13 @@
 and the MPI programs (with each peer, and against rmpl's own MPI layer, libmpi.so; one compiler per
 CPU at once, an up-to-date executable kept), launching a program under rmplrun / Open MPI / MPICH,
 running a command with a timeout, progress with the time left, sampling how busy the machine is,
-the vCPU placement probe, statistics and formatting, and writing a section of docs/benchmarks.md
+the vCPU placement probe and the judging of a 2-rank bar within each placement class
+(judge_by_placement), statistics and formatting, and writing a section of docs/benchmarks.md
 between markers.
 
 Standard library only. The scripts set `PROG` (the prefix of the messages on stderr) before calling.
+`python3 bench/harness.py` runs the examples in the docstrings (judge_by_placement's on synthetic
+runs, split_placements') as tests; exit status 1 if one fails.
 """
 
 import glob
