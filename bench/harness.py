@@ -559,9 +559,10 @@ def judge_by_placement(runs, split, wins):
     return all(ok for _, ok in judged), ", ".join(cls for cls, _ in judged), classes
 
 
-def placement_note(split, probes):
+def placement_note(split, probes, fell_back=False):
     """How the 2-rank bars were judged, for a bar's detail: the placement classes the session's probes
-    form (split: split_placements of them)."""
+    form (split: split_placements of them); fell_back: some row was judged on all runs although there
+    were two placements (judge_by_placement's "all runs")."""
     vals = sorted(p for p in probes if p is not None and p <= PROBE_MAX_US)
     bad = len(probes) - len(vals)
     bad = f"; {bad} of {len(probes)} probes failed or were descheduled (no class)" if bad else ""
@@ -573,8 +574,8 @@ def placement_note(split, probes):
     n = {c: sum(1 for p in vals if placement_class(p, split) == c) for c in PLACEMENT_CLASSES}
     return (f"two placements (cache line split at {fmt_val(split)} µs: close {n['close']} runs, far {n['far']}"
             f"{bad}): each judged within every placement in which all compared libraries ran (the ratios per "
-            "placement after its name), passing only if it passes in each; \"(all runs)\": no placement had a run "
-            "of every compared library")
+            "placement after its name), passing only if it passes in each"
+            + ("; \"all runs\": no placement had a run of every compared library" if fell_back else ""))
 
 
 def summarize(values):
