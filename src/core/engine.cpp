@@ -1,6 +1,7 @@
 #include "core/engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "base/config.hpp"
@@ -169,20 +170,29 @@ void engine::publish(out_channel& ch, int dest, cell* c) noexcept {
 }
 
 int engine::claim_slot(int dest) noexcept {
-  // ACLMPL's allocation: a fetch-and-add on the receiver's counter names a slot; since slots are
-  // freed out of order (messages are matched out of order), claim it, or the next free one, by CAS.
+  // The lowest free slot of the receiver's pool map, claimed by fetch_or (fabric/shm/layout.hpp,
+  // pool_word): the slots in use stay as few as the traffic needs and the one freed last, still in
+  // cache, is handed out first, so a deep pool costs a burst nothing until it needs the depth.
   const std::uint32_t n = dom_.p().eager_slots;
-  // The claim names this rank, so that the receiver accepts the slot only in a cell from it.
-  const std::uint64_t ticket = dom_.pool(dest).ticket.fetch_add(1, std::memory_order_relaxed);
-  chunk_state* states = dom_.slot_states(dest);
-  const std::uint32_t mine = eager_claim_word(rank_);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t s = static_cast<std::uint32_t>((ticket + i) % n);
-    std::uint32_t expected = 0;
-    if (states[s].filled.load(std::memory_order_relaxed) == 0 &&
-        states[s].filled.compare_exchange_strong(expected, mine, std::memory_order_acquire,
-                                                 std::memory_order_relaxed)) {
-      return static_cast<int>(s);
+  const std::uint32_t words = fabric::shm::pool_words(n);
+  fabric::shm::pool_word* map = dom_.pool(dest);
+  const std::uint32_t first = static_cast<std::uint32_t>(rank_) % words;
+  for (std::uint32_t k = 0; k < words; ++k) {
+    const std::uint32_t w = (first + k) % words;
+    const std::uint32_t in_word = std::min<std::uint32_t>(64, n - 64 * w);
+    const std::uint64_t valid =
+        in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
+    std::uint64_t used = map[w].used.load(std::memory_order_relaxed);
+    while ((~used & valid) != 0) {
+      const std::uint64_t bit = std::uint64_t{1} << std::countr_zero(~used & valid);
+      used = map[w].used.fetch_or(bit, std::memory_order_acquire);
+      if ((used & bit) == 0) {
+        const std::uint32_t s = 64 * w + static_cast<std::uint32_t>(std::countr_zero(bit));
+        // The claim names this rank, so that the receiver accepts the slot only in a cell from it.
+        dom_.slot_states(dest)[s].filled.store(eager_claim_word(rank_), std::memory_order_relaxed);
+        return static_cast<int>(s);
+      }
+      used |= bit;  // another sender took it first: the next clear bit
     }
   }
   return -1;  // the pool is full: the caller falls back to rendezvous rather than wait
@@ -682,7 +692,10 @@ void engine::deliver(request* r, const incoming& m) {
       } else if (n) {
         std::memcpy(r->buffer, dom_.slot(rank_, m.slot), n);
       }
-      slot_state.filled.store(0, std::memory_order_release);  // senders may claim it again
+      // Senders may claim it again: its bit cleared with release, after the copy-out.
+      slot_state.filled.store(0, std::memory_order_relaxed);
+      dom_.pool(rank_)[m.slot / 64].used.fetch_and(~(std::uint64_t{1} << (m.slot % 64)),
+                                                   std::memory_order_release);
       break;
     }
     case kind::rts:

@@ -43,12 +43,12 @@ class domain {
     return reinterpret_cast<cell*>(reinterpret_cast<std::byte*>(&ring(dst, src)) +
                                    sizeof(ring_control));
   }
-  pool_control& pool(int dst) const noexcept {
-    return *reinterpret_cast<pool_control*>(pools_ + std::size_t(dst) * pool_bytes_);
+  /// The receiver's pool map: pool_words(p().eager_slots) words.
+  pool_word* pool(int dst) const noexcept {
+    return reinterpret_cast<pool_word*>(pools_ + std::size_t(dst) * pool_bytes_);
   }
   chunk_state* slot_states(int dst) const noexcept {
-    return reinterpret_cast<chunk_state*>(reinterpret_cast<std::byte*>(&pool(dst)) +
-                                          sizeof(pool_control));
+    return reinterpret_cast<chunk_state*>(pool(dst) + pool_words(p_.eager_slots));
   }
   std::byte* slot(int dst, std::uint32_t i) const noexcept {
     return reinterpret_cast<std::byte*>(slot_states(dst) + p_.eager_slots) +

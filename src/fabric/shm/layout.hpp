@@ -12,7 +12,7 @@ namespace rmpl::fabric::shm {
 
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
-inline constexpr std::uint32_t segment_version = 2;
+inline constexpr std::uint32_t segment_version = 3;
 
 /// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
 struct params {
@@ -88,11 +88,20 @@ struct alignas(cache_line) ring_control {
   std::atomic<std::int32_t> assist_error{0};
 };
 
-/// The receiver's eager pool control: senders take tickets with fetch_add (ACLMPL's
-/// fetch-and-increment allocation) and claim the ticket's slot, or the next free one, by CAS.
-struct alignas(cache_line) pool_control {
-  std::atomic<std::uint64_t> ticket{0};
+/// One word of the receiver's eager pool map: bit i set = slot 64 * word + i is claimed. A sender
+/// claims the lowest clear bit with one fetch_or (an atomic allocation on the receiver's memory, as
+/// ACLMPL's fetch-and-add, but one that hands out the slot freed last, still in cache, where a
+/// counter would cycle through the whole pool); the receiver clears the bit with fetch_and once it
+/// has copied the message out. Each word has its own line and sender s starts at word s % words, so
+/// with a deep pool senders do not contend with each other.
+struct alignas(cache_line) pool_word {
+  std::atomic<std::uint64_t> used{0};
 };
+
+/// The words of a pool of `slots` slots.
+constexpr std::uint32_t pool_words(std::uint32_t slots) noexcept {
+  return (slots + 63) / 64;
+}
 
 /// A bounce chunk's state word: 0 free (the sender may fill it), otherwise 1 + bytes in it. An
 /// eager slot's: 0 free, otherwise 1 + the rank of the sender that claimed it

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -35,9 +36,10 @@ layout::layout(const params& prm) : p(prm) {
   ring_offset = round_up(rank_info_offset + n * sizeof(rank_info), page);
   ring_bytes = sizeof(ring_control) + std::uint64_t{p.ring_cells} * sizeof(cell);
   pool_offset = round_up(ring_offset + n * n * ring_bytes, page);
-  pool_bytes = round_up(sizeof(pool_control) + p.eager_slots * sizeof(chunk_state) +
-                            std::uint64_t{p.eager_slots} * p.eager_slot_bytes,
-                        page);
+  pool_bytes =
+      round_up(pool_words(p.eager_slots) * sizeof(pool_word) + p.eager_slots * sizeof(chunk_state) +
+                   std::uint64_t{p.eager_slots} * p.eager_slot_bytes,
+               page);
   bounce_offset = round_up(pool_offset + n * pool_bytes, page);
   bounce_bytes = round_up(
       p.bounce_chunks * sizeof(chunk_state) + std::uint64_t{p.bounce_chunks} * p.bounce_chunk_bytes,
@@ -57,7 +59,12 @@ params params_from_env(int nranks) {
   if (!is_power_of_two(p.ring_cells)) {
     base::fail(errc::invalid_argument, "RMPL_RING_CELLS={} must be a power of two", p.ring_cells);
   }
-  p.eager_slots = static_cast<std::uint32_t>(base::env_size("RMPL_EAGER_SLOTS", 64, 1, 1u << 16));
+  // A deep pool lets senders run ahead of a busy receiver (8 ranks sending to one on 2 cores:
+  // 64 slots shared by 7 senders held all-to-one to half the rate of 512). The lowest-free-slot
+  // claim keeps the slots in use, and so the pages touched, to what the traffic needs; the depth
+  // shrinks with the job so that all pools together stay within 64 MiB of address space.
+  const std::uint64_t deep = std::clamp<std::uint64_t>(4096 / p.nranks, 64, 512);
+  p.eager_slots = static_cast<std::uint32_t>(base::env_size("RMPL_EAGER_SLOTS", deep, 1, 1u << 16));
   p.eager_slot_bytes = static_cast<std::uint32_t>(
       round_up(base::env_size("RMPL_EAGER_MAX", 16384, 64, 1u << 24), 64));
   p.bounce_chunks = static_cast<std::uint32_t>(base::env_size("RMPL_BOUNCE_CHUNKS", 4, 2, 64));
