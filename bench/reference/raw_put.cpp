@@ -21,17 +21,25 @@
 // look, sleep).
 //
 // Flavours: `put`, the above (the asynchronous send's floor: a sender puts as soon as a chunk is
-// free), and `put_sync`, the same puts where a message may only be put once its receiver has posted
-// the receive for it: the least any synchronous send (MPI_Ssend) must wait for, since it cannot
-// complete before its receive is posted. Per directed pair src -> dst the receiver publishes a
-// count of the receives from src it has posted (it bumps it, release, and notify(src)s when an
-// operation's receive from src starts); the sender's n-th synchronous message to dst waits for
-// that count to reach n (acquire) before its first chunk goes. The count lives in the pair's ring
-// control word `head` (ring(dst, src).head, in dst's area, written by dst alone, as the engine's
-// "cells consumed"): this program never uses the pair rings, so the word is free, the segment's
-// layout stays as it is and all of the pair's bounce chunks still carry data (a reserved chunk
-// would have shortened put_sync's pipeline, and so its large-message figures, against put's).
-// The untimed agreement on batch times uses the asynchronous puts in both flavours.
+// free and is done once its last chunk is put), and two synchronous ones, which add the one thing
+// any synchronous send (MPI_Ssend) must wait for: it cannot complete before its receive is posted.
+// Per directed pair src -> dst the receiver publishes a count of the receives from src it has
+// posted (it bumps it, release, and notify(src)s when an operation's receive from src starts); the
+// sender's n-th synchronous message to dst waits (acquire) for that count to reach n:
+//   put_sync       the same puts at once, the send done only once the count has reached n: the
+//                  floor of a synchronous send (the data may travel before the receive is posted,
+//                  as an eager message with an acknowledgement does; only completion must wait);
+//   put_sync_post  the first chunk put only once the count has reached n, done when put (as
+//                  rmpl's synchronous send that found a ready notice). Not a floor: in a loop of
+//                  operations it costs a round trip per operation where put_sync overlaps the
+//                  next message with the wait (1.2-1.9x less throughput at 8 ranks, 1 KiB); only
+//                  with --flavours.
+// The count lives in the pair's ring control word `head` (ring(dst, src).head, in dst's area,
+// written by dst alone, as the engine's "cells consumed"): this program never uses the pair rings,
+// so the word is free, the segment's layout stays as it is and all of the pair's bounce chunks
+// still carry data (a reserved chunk would have shortened the synchronous flavours' pipeline, and
+// so their large-message figures, against put's). The untimed agreement on batch times uses the
+// asynchronous puts in every flavour.
 //
 // Cases (as bench/seeds.cpp): latency (ranks 0 and 1 ping-pong, time_s = round trip
 // / 2), onetoall (rank 0 to each of 1..P-1), alltoone (1..P-1 to rank 0), alltoall (every rank to
@@ -47,8 +55,9 @@
 // for each case, size and flavour in that order (the two flavours of a point back to back, so that
 // a drift of the machine hits both alike). Options: --quick, --time S, --sizes 8,1024,...,
 // --cases latency,... (the seeds cases this program does not have, broadcast reduce anysource
-// stream, are skipped so that one list serves every program), --flavours put,put_sync (default
-// both). With one rank nothing runs. Exit status 1 when some check failed, 2 on a bad option.
+// stream, are skipped so that one list serves every program), --flavours put,put_sync,put_sync_post
+// (default put,put_sync). With one rank nothing runs. Exit status 1 when some check failed, 2 on a
+// bad option.
 #include <sched.h>
 
 #include <algorithm>
@@ -76,8 +85,15 @@ constexpr const char* case_names[] = {"latency", "onetoall", "alltoone", "alltoa
 // Cases of the seeds programs that have no raw-put version: accepted in --cases, skipped.
 constexpr std::string_view other_seeds_cases[] = {"broadcast", "reduce", "anysource", "stream"};
 
-enum class flavour_id { put, put_sync };
-constexpr const char* flavour_names[] = {"put", "put_sync"};
+enum class flavour_id { put, put_sync, put_sync_post };
+constexpr const char* flavour_names[] = {"put", "put_sync", "put_sync_post"};
+
+/// What a transfer waits for besides chunks (see the flavours above).
+enum class sync_mode : std::uint8_t {
+  none,             // put: a send is done when its last chunk is put
+  done_after_post,  // put_sync: a send is done when put and its receive is posted
+  put_after_post,   // put_sync_post: a send's first chunk waits for its receive to be posted
+};
 
 constexpr int max_resizes = 3;
 constexpr long min_iterations = 2;
@@ -101,10 +117,10 @@ struct transfer {
   bool send;
   std::byte* buf;
   std::size_t bytes;
-  std::size_t chunks;    // at least 1: a 0-byte message is one empty chunk
-  bool sync = false;     // put_sync: a send waits for its receive to be posted, a receive posts
-  std::size_t next = 0;  // chunks moved so far
-  std::uint64_t ready_at = 0;  // a sync send: the peer's posted-receive count it waits for
+  std::size_t chunks;                // at least 1: a 0-byte message is one empty chunk
+  sync_mode sync = sync_mode::none;  // a synchronous receive posts; a send waits for the post
+  std::size_t next = 0;              // chunks moved so far
+  std::uint64_t ready_at = 0;        // a sync send: the peer's posted-receive count it waits for
 };
 
 /// The pair channels of this rank over the domain's bounce chunks, and the one wait loop.
@@ -124,10 +140,12 @@ class channels {
     yield_ = rmpl::base::env_size("RMPL_YIELD", d.oversubscribed() ? 1 : 0, 0, 1) != 0;
   }
 
-  transfer send(int peer, const std::byte* buf, std::size_t bytes, bool sync = false) const {
+  transfer send(int peer, const std::byte* buf, std::size_t bytes,
+                sync_mode sync = sync_mode::none) const {
     return {peer, true, const_cast<std::byte*>(buf), bytes, chunks_of(bytes), sync};
   }
-  transfer recv(int peer, std::byte* buf, std::size_t bytes, bool sync = false) const {
+  transfer recv(int peer, std::byte* buf, std::size_t bytes,
+                sync_mode sync = sync_mode::none) const {
     return {peer, false, buf, bytes, chunks_of(bytes), sync};
   }
 
@@ -172,7 +190,7 @@ class channels {
   void start(std::vector<transfer>& ts) {
     bool posted = false;
     for (transfer& t : ts) {
-      if (!t.sync) continue;
+      if (t.sync == sync_mode::none) continue;
       if (t.send) {
         t.ready_at = ++sync_sent_[t.peer];
       } else {
@@ -185,7 +203,7 @@ class channels {
     if (!posted) return;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     for (const transfer& t : ts) {
-      if (t.sync && !t.send) d_.wake_if_sleeping(t.peer);
+      if (t.sync != sync_mode::none && !t.send) d_.wake_if_sleeping(t.peer);
     }
   }
 
@@ -208,17 +226,21 @@ class channels {
     bool moved = false;
     for (transfer& t : ts) {
       while (t.next < t.chunks && (t.send ? push(t) : pull(t))) moved = true;
-      if (t.next < t.chunks) finished = false;
+      if (t.next < t.chunks || (t.send && t.sync == sync_mode::done_after_post && !posted(t))) {
+        finished = false;
+      }
     }
     return moved;
   }
 
+  // Whether the receive of synchronous send t is posted (acquire: pairs with start()'s release).
+  bool posted(const transfer& t) const {
+    return d_.ring(t.peer, me_).head.load(std::memory_order_acquire) >= t.ready_at;
+  }
+
   bool push(transfer& t) {
-    // A synchronous message's first chunk waits for its receive to be posted; the rest follow it.
-    if (t.sync && t.next == 0 &&
-        d_.ring(t.peer, me_).head.load(std::memory_order_acquire) < t.ready_at) {
-      return false;
-    }
+    // put_sync_post: the first chunk waits for the receive to be posted; the rest follow it.
+    if (t.sync == sync_mode::put_after_post && t.next == 0 && !posted(t)) return false;
     const auto i = static_cast<std::uint32_t>(out_seq_[t.peer] % nchunks_);
     shm::chunk_state& st = d_.bounce_states(t.peer, me_)[i];
     // Acquire: the receiver's copy out of this chunk is over before we overwrite it.
@@ -284,7 +306,10 @@ class bench {
       sbuf_[i] = static_cast<std::byte>(pattern(rank_, i, static_cast<int>(c)));
     }
     std::memset(rbuf_.data(), 0, rbuf_.size());
-    build(c, bytes, f == flavour_id::put_sync);
+    build(c, bytes,
+          f == flavour_id::put_sync        ? sync_mode::done_after_post
+          : f == flavour_id::put_sync_post ? sync_mode::put_after_post
+                                           : sync_mode::none);
 
     // Calibration and warm-up, as bench/mpi/collectives.c.
     long n = 1;
@@ -338,10 +363,10 @@ class bench {
     return rbuf_.data() + static_cast<std::size_t>(k) * max_bytes_;
   }
 
-  // The transfers of one operation of case c, in the order they are started; all synchronous
-  // (put_sync) or none. The latency case's two halves are separate steps (the reply goes only
-  // after the ping has arrived; with put_sync rank 0 posts the reply's receive only then too).
-  void build(case_id c, std::size_t bytes, bool sync) {
+  // The transfers of one operation of case c, in the order they are started, all in one sync
+  // mode. The latency case's two halves are separate steps (the reply goes only after the ping has
+  // arrived; synchronously, rank 0 posts the reply's receive only once its ping is done too).
+  void build(case_id c, std::size_t bytes, sync_mode sync) {
     steps_.clear();
     const std::byte* s = sbuf_.data();
     switch (c) {
@@ -452,10 +477,11 @@ class bench {
 [[noreturn]] void usage(const char* argv0) {
   const char* rank = std::getenv("RMPL_RANK");
   if (rank == nullptr || *rank == '\0' || std::string_view(rank) == "0") {
-    std::fprintf(stderr,
-                 "usage: %s [--quick] [--time seconds-per-point] [--sizes bytes,...] "
-                 "[--cases latency,onetoall,alltoone,alltoall] [--flavours put,put_sync]\n",
-                 argv0);
+    std::fprintf(
+        stderr,
+        "usage: %s [--quick] [--time seconds-per-point] [--sizes bytes,...] "
+        "[--cases latency,onetoall,alltoone,alltoall] [--flavours put,put_sync,put_sync_post]\n",
+        argv0);
   }
   std::exit(2);
 }
@@ -478,7 +504,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sizes{8};
   for (std::size_t b = 16; b <= std::size_t{16} << 20; b *= 4) sizes.push_back(b);
   bool wanted[4] = {true, true, true, true};
-  bool flavours[2] = {true, true};
+  bool flavours[3] = {true, true, false};
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--quick") {
@@ -532,7 +558,7 @@ int main(int argc, char** argv) {
     for (int c = 0; c < 4; ++c) {
       if (!wanted[c]) continue;
       for (std::size_t bytes : sizes) {
-        for (int f = 0; f < 2; ++f) {
+        for (int f = 0; f < 3; ++f) {
           if (flavours[f])
             ok &= b.run_point(static_cast<case_id>(c), static_cast<flavour_id>(f), bytes, target);
         }
