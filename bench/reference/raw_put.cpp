@@ -32,14 +32,18 @@
 //   put_sync_post  the first chunk put only once the count has reached n, done when put (as
 //                  rmpl's synchronous send that found a ready notice). Not a floor: in a loop of
 //                  operations it costs a round trip per operation where put_sync overlaps the
-//                  next message with the wait (1.2-1.9x less throughput at 8 ranks, 1 KiB); only
-//                  with --flavours.
-// The count lives in the pair's ring control word `head` (ring(dst, src).head, in dst's area,
-// written by dst alone, as the engine's "cells consumed"): this program never uses the pair rings,
-// so the word is free, the segment's layout stays as it is and all of the pair's bounce chunks
-// still carry data (a reserved chunk would have shortened the synchronous flavours' pipeline, and
-// so their large-message figures, against put's). The untimed agreement on batch times uses the
-// asynchronous puts in every flavour.
+//                  next message with the wait (1 KiB, 8 ranks: one-to-all and all-to-one 1.9-2.2x,
+//                  all-to-all 1.3x less throughput); only with --flavours.
+// `put` bounds an asynchronous send only as far as 4 messages in flight per pair do (one message a
+// chunk): with 8 ranks on 2 cores a library whose eager pool holds more lets one-to-all's sender
+// run further ahead and passes it (rmpl, 1 KiB: ~2200 against ~1500 MB/s; with
+// RMPL_BOUNCE_CHUNKS=32 RMPL_BOUNCE_CHUNK=4096 the raw put reaches ~4700). All-to-all does not move
+// with the depth. The count lives in the pair's ring control word `head` (ring(dst, src).head, in
+// dst's area, written by dst alone, as the engine's "cells consumed"): this program never uses the
+// pair rings, so the word is free, the segment's layout stays as it is and all of the pair's bounce
+// chunks still carry data (a reserved chunk would have shortened the synchronous flavours'
+// pipeline, and so their large-message figures, against put's). The untimed agreement on batch
+// times uses the asynchronous puts in every flavour.
 //
 // Cases (as bench/seeds.cpp): latency (ranks 0 and 1 ping-pong, time_s = round trip
 // / 2), onetoall (rank 0 to each of 1..P-1), alltoone (1..P-1 to rank 0), alltoall (every rank to
