@@ -486,6 +486,33 @@ def run_median(vals):
     return (TIMED_OUT, 0) if any(v is TIMED_OUT for v in vals) else (None, 0)
 
 
+def beyond_reference(target, reference, higher_is_better, measured=()):
+    """Whether a bar's target lies beyond a reference that bounds every library (bench/rmpl-bench: the
+    fabric's raw put of the same flavour): above it for a throughput, below it for a time. False when
+    the reference was not measured, or when a measured value (any library's, at the same point)
+    itself passes the reference: there the reference is evidently no bound.
+
+    >>> beyond_reference(3 * 1018, 2376, True)      # MB/s: 3x the better peer above the raw put
+    True
+    >>> beyond_reference(3 * 500, 2376, True)
+    False
+    >>> beyond_reference(1.2e-6 / 3, 0.5e-6, False)  # µs: a third of the peer's time under the raw put's
+    True
+    >>> beyond_reference(3 * 1018, None, True)
+    False
+    >>> beyond_reference(3 * 1018, 2376, True, measured=[1506, 1018, None])
+    True
+    >>> beyond_reference(3 * 600, 1554, True, measured=[3335, 600])  # a library beat the "bound"
+    False
+    """
+    if reference is None:
+        return False
+    passes = (lambda v: v > reference) if higher_is_better else (lambda v: v < reference)
+    if any(v is not None and passes(v) for v in measured):
+        return False
+    return passes(target)
+
+
 def judge_by_placement(runs, split, wins):
     """Judges one bar at one point like for like across the vCPU placements (2 ranks).
 
