@@ -116,19 +116,35 @@ void fold_slots(const short_call& call, const reduction& op, std::size_t len, co
   }
 }
 
-/// Waits for the other members' operands of the call, folds them (fold_slots) and finishes the
-/// call, also when the fold throws (a user operator threw, or a rank died): the slots of this call
+/// Waits for the other members' slots of the call, reads them with `read` and finishes the call,
+/// also when the wait or `read` throws (a rank died, a user operator threw): the slots of this call
 /// are read no more either way.
-void fold_arrivals(short_call& call, const reduction& op, std::size_t len, const std::byte* own,
-                   std::byte* acc) {
+template <class Read>
+void read_arrivals(short_call& call, Read&& read) {
   try {
     call.wait_arrivals();
-    fold_slots(call, op, len, own, acc);
+    read();
   } catch (...) {
     call.finish();
     throw;
   }
   call.finish();
+}
+
+/// Folds the other members' operands of the call as they arrive (fold_slots; see read_arrivals).
+void fold_arrivals(short_call& call, const reduction& op, std::size_t len, const std::byte* own,
+                   std::byte* acc) {
+  read_arrivals(call, [&] { fold_slots(call, op, len, own, acc); });
+}
+
+/// Writes `len` bytes from `from` into this rank's slot of the call and publishes it, once the
+/// slowest reader has left the slot (make_room), then wakes the members that sleep. `from` may lie
+/// in the caller's receive buffer: it is read before anything is written there.
+void publish_own(short_call& call, const std::byte* from, std::size_t len) {
+  call.make_room();
+  if (len != 0) std::memcpy(call.slot(call.rank()).payload, from, len);
+  call.publish();
+  call.wake_others();
 }
 
 }  // namespace
@@ -184,13 +200,44 @@ void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, byt
   // Every rank publishes its operand and folds all of them: one line written and one read per
   // other member, against the shared rounds' four flag words (posted and released, each read by
   // the other side). `in` may be `out`: the operand is in the slot before anything is written.
-  call.make_room();
-  if (len != 0) std::memcpy(call.slot(call.rank()).payload, in.data(), len);
-  call.publish();
-  call.wake_others();
+  publish_own(call, in.data(), len);
   alignas(64) std::byte acc[short_max];
   fold_arrivals(call, op, len, nullptr, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
+}
+
+void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+  short_call call(e, c);
+  const std::size_t block = in.size();
+  // Every rank publishes its block and copies every slot, its own too (a local line): `in` may
+  // lie in `out` (in place), and it is in the slot before `out` is written. As allreduce, one line
+  // written and one read per other member; the wait is for all of them, so no rank runs more than
+  // one call ahead of another here, but a broadcast's root may have (make_room).
+  publish_own(call, in.data(), block);
+  read_arrivals(call, [&] {
+    if (block == 0) return;  // `out` may then be null
+    std::byte* to = out.data();
+    for (int r = 0; r < call.size(); ++r, to += block) {
+      std::memcpy(to, call.slot(r).payload, block);
+    }
+  });
+}
+
+void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+  short_call call(e, c);
+  const auto members = static_cast<std::size_t>(call.size());
+  const std::size_t block = in.size() / members;
+  // Rank r's slot holds its n outgoing blocks side by side (n * block <= short_max); rank j takes
+  // block j of every slot, so each slot is read by every member, as allgather's.
+  publish_own(call, in.data(), in.size());
+  const std::size_t at = static_cast<std::size_t>(call.rank()) * block;
+  read_arrivals(call, [&] {
+    if (block == 0) return;  // `out` may then be null
+    std::byte* to = out.data();
+    for (int r = 0; r < call.size(); ++r, to += block) {
+      std::memcpy(to, call.slot(r).payload + at, block);
+    }
+  });
 }
 
 }  // namespace rmpl::coll

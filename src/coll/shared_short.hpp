@@ -1,8 +1,9 @@
 // The short-message protocol of the shared-memory path: barrier, broadcast, reduce and allreduce of
-// at most short_max bytes, for blocking calls on a communicator that holds a collective area. Each
-// member owns a ring of area_flags::short_depth line-sized slots in its area
-// (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member, and
-// a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
+// at most short_max bytes, allgather of blocks of at most short_max bytes and alltoall of at most
+// short_max bytes sent per rank (all its blocks), for blocking calls on a communicator that holds
+// a collective area. Each member owns a ring of area_flags::short_depth line-sized slots in its
+// area (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member,
+// and a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
 // then the number with release; a reader polls that line alone, and one line transfer brings it
 // both. Each member publishes how many short calls it has finished (short_done, its own line); a
 // writer reads those only when it would otherwise overwrite a slot a slower reader may not have
@@ -36,5 +37,9 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
                   const reduction& op, int root);
 void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                      const reduction& op);
+/// `in` (one block, at most short_max bytes) may lie in `out` (size() blocks).
+void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
+/// `in` holds size() equal blocks, at most short_max bytes in all; `out` as many.
+void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
 
 }  // namespace rmpl::coll

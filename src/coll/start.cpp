@@ -698,11 +698,14 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     check_room(t, c, out.size(), total, "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = shared_exchange_suits(t, total) ? "shared"
-             : total >= (64u << 10)          ? "ring"
-             : is_pow2(n)                    ? "recursive_doubling"
-                                             : "bruck";
+      name = short_suits(t, in.size())         ? "short"
+             : shared_exchange_suits(t, total) ? "shared"
+             : total >= (64u << 10)            ? "ring"
+             : is_pow2(n)                      ? "recursive_doubling"
+                                               : "bruck";
     }
+    if (ran_short(t, name, in.size(), [&] { allgather_short(t.engine, t.comm, in, out); }))
+      return nullptr;
     if (is(name, "recursive_doubling") && !is_pow2(n)) name = "bruck";
     if (is(name, "shared")) {
       return launch(t, c, a, name, in.size(),
@@ -752,11 +755,14 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     const std::size_t block = in.size() / static_cast<std::size_t>(n);
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = shared_exchange_suits(t, in.size()) ? "shared"
-             : block <= 128 && n > 2             ? "bruck"
-             : block <= (64u << 10)              ? "linear"
-                                                 : "pairwise";
+      name = short_suits(t, in.size())             ? "short"
+             : shared_exchange_suits(t, in.size()) ? "shared"
+             : block <= 128 && n > 2               ? "bruck"
+             : block <= (64u << 10)                ? "linear"
+                                                   : "pairwise";
     }
+    if (ran_short(t, name, in.size(), [&] { alltoall_short(t.engine, t.comm, in, out); }))
+      return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, block, [&](exchange x) { return alltoall_shared(x, in, out); });
     }
