@@ -16,8 +16,8 @@ constexpr std::size_t collective_count = std::size(collective_names);
 // "shared" (the shared-memory path) needs a communicator holding a collective area; on one without,
 // the automatic choice among the others is made instead.
 // "short" (shared_short.hpp) serves blocking calls of at most short_max bytes (allgather: per
-// block; alltoall: all of a rank's blocks) on a communicator with an area; other calls forced to
-// it run "shared" instead (or the automatic choice without an area).
+// block; alltoall: blocks that fit whole in short_lines_max lines) on a communicator with an area;
+// other calls forced to it run "shared" instead (or the automatic choice without an area).
 constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination", "shared", "short"};
 constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather",
                                                      "shared", "short"};

@@ -1,7 +1,7 @@
 // The short-message protocol of the shared-memory path: barrier, broadcast, reduce and allreduce of
-// at most short_max bytes, allgather of blocks of at most short_max bytes and alltoall of at most
-// short_max bytes sent per rank (all its blocks), for blocking calls on a communicator that holds
-// a collective area. Each member owns a ring of area_flags::short_depth line-sized slots in its
+// at most short_max bytes, allgather of blocks of at most short_max bytes and alltoall of blocks
+// that fit whole in short_lines_max lines, for blocking calls on a communicator that holds a
+// collective area. Each member owns a ring of area_flags::short_depth line-sized slots in its
 // area (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member,
 // and a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
 // then the number with release; a reader polls that line alone, and one line transfer brings it
@@ -39,7 +39,13 @@ void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, byt
                      const reduction& op);
 /// `in` (one block, at most short_max bytes) may lie in `out` (size() blocks).
 void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
-/// `in` holds size() equal blocks, at most short_max bytes in all; `out` as many.
+/// An alltoall may take up to this many lines (and as many call numbers) of each member's ring:
+/// with 8 ranks, blocks of up to 28 bytes.
+inline constexpr std::size_t short_lines_max = 4;
+/// The lines an alltoall of `block`-byte blocks takes on `members` ranks: whole blocks per line, as
+/// many as fit (more than short_lines_max: the short protocol cannot take it).
+std::size_t alltoall_short_lines(int members, std::size_t block) noexcept;
+/// `in` holds size() equal blocks, alltoall_short_lines() <= short_lines_max; `out` as many.
 void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
 
 }  // namespace rmpl::coll

@@ -80,9 +80,13 @@ void check_alltoall(const rmpl::communicator& c, std::size_t block, int call) {
   ASSERT_EQ(out, expected) << "alltoall of " << block << "-byte blocks";
 }
 
-/// The largest alltoall block the short protocol takes on `c`.
+/// The largest alltoall block the short protocol takes on `c` (whole blocks in at most
+/// short_lines_max lines of short_max bytes): short_max on up to 4 ranks, 28 on 8.
 std::size_t alltoall_short_block(const rmpl::communicator& c) {
-  return rmpl::coll::short_max / static_cast<std::size_t>(c.size());
+  const auto per_line_needed =
+      (static_cast<std::size_t>(c.size()) + rmpl::coll::short_lines_max - 1) /
+      rmpl::coll::short_lines_max;
+  return rmpl::coll::short_max / per_line_needed;
 }
 
 constexpr const char* short_collectives[] = {"barrier",   "broadcast", "reduce",
@@ -92,7 +96,10 @@ constexpr const char* short_collectives[] = {"barrier",   "broadcast", "reduce",
 /// allgather and alltoall with every root, payloads of 0 to max_doubles doubles and blocks of 0 to
 /// short_max bytes (an alltoall's: 0 to short_max / size() each), checking each result. A
 /// "laggard" rank sleeps now and then, so the others run ahead as far as the ring lets them.
-void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt) {
+/// Adds to `numbers` the call numbers the calls take (an alltoall's: one per line).
+void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt,
+                       std::uint64_t* numbers = nullptr) {
+  std::uint64_t taken = 0;
   for (const char* name : short_collectives) rmpl::coll::force_algorithm(name, "short");
   for (int i = 0; i < calls && !::testing::Test::HasFailure(); ++i) {
     const int call = i + salt;
@@ -106,6 +113,7 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
                  << gather_block << " / " << exchange_block << " bytes, communicator rank "
                  << c.rank() << " of " << c.size());
     if (c.rank() == laggard && i % 97 == 5) rmpl_test::sleep_ms(20);
+    taken += i % 6 == 5 ? rmpl::coll::alltoall_short_lines(c.size(), exchange_block) : 1;
     switch (i % 6) {
       case 4:
         check_allgather(c, gather_block, call, i % 12 == 10);
@@ -141,6 +149,7 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
     }
   }
   for (const char* name : short_collectives) rmpl::coll::force_algorithm(name, "auto");
+  if (numbers != nullptr) *numbers += taken;
 }
 
 /// How many short calls this rank has made on the world communicator (the protocol's count).
@@ -153,8 +162,9 @@ std::uint64_t world_short_calls() {
 // reversed, and on the two halves of a split (ranks of each half interleaved with the other's).
 TEST_F(ShortProtocol, WrapsAroundWithEveryValueChecked) {
   const std::uint64_t before = world_short_calls();
-  run_checked_calls(world(), 1200, size() - 1, 0);
-  EXPECT_EQ(world_short_calls() - before, 1200u) << "not every call took the short protocol";
+  std::uint64_t numbers = 0;
+  run_checked_calls(world(), 1200, size() - 1, 0, &numbers);
+  EXPECT_EQ(world_short_calls() - before, numbers) << "not every call took the short protocol";
   rmpl::communicator reversed = world().split(0, size() - rank());
   ASSERT_TRUE(reversed);
   run_checked_calls(reversed, 600, 0, 3);
@@ -169,11 +179,18 @@ TEST_F(ShortProtocol, ExchangesChooseShortAutomatically) {
   const std::uint64_t before = world_short_calls();
   check_allgather(world(), 8, 1, false);
   check_allgather(world(), rmpl::coll::short_max, 2, false);
+  // An alltoall takes one call number per line it uses.
+  const std::uint64_t lines =
+      rmpl::coll::alltoall_short_lines(size(), alltoall_short_block(world()));
+  EXPECT_EQ(lines, (size() * alltoall_short_block(world()) + rmpl::coll::short_max - 1) /
+                       rmpl::coll::short_max)
+      << "the widest short alltoall wastes a line";
   check_alltoall(world(), alltoall_short_block(world()), 3);
-  EXPECT_EQ(world_short_calls() - before, 3u);
+  EXPECT_EQ(world_short_calls() - before, 2 + lines);
   check_allgather(world(), rmpl::coll::short_max + 1, 4, false);
   check_alltoall(world(), alltoall_short_block(world()) + 1, 5);
-  EXPECT_EQ(world_short_calls() - before, 3u) << "a call over short_max took the short protocol";
+  EXPECT_EQ(world_short_calls() - before, 2 + lines)
+      << "a call over the short protocol's sizes took it";
 }
 
 // The root runs up to the ring's depth of broadcasts ahead of the sleeping others, then joins an
