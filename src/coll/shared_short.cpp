@@ -113,7 +113,7 @@ class short_call {
   /// The doorbells ring when the count reaches or passes a multiple of `half`.
   void finish() const noexcept {
     area(rank()).short_done.store(k_, std::memory_order_release);
-    if (k_ / half != (first_ - 1) / half) wake_others();
+    if (k_ % half <= k_ - first_) wake_others();  // one line: k_ % half == 0
   }
 
  private:
@@ -252,23 +252,18 @@ void allgather_short(core::engine& e, core::communicator& c, const_bytes in, byt
   });
 }
 
-std::size_t alltoall_short_lines(int members, std::size_t block) noexcept {
-  if (block == 0) return 1;
-  const std::size_t per_line = short_max / block;
-  if (per_line == 0) return short_lines_max + 1;
-  return (static_cast<std::size_t>(members) + per_line - 1) / per_line;
-}
-
 void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
   const auto members = static_cast<std::size_t>(c.size);
   const std::size_t block = in.size() / members;
   const std::size_t lines = alltoall_short_lines(c.size, block);
+  // One line (all blocks together fit, the common case) needs no division: block j at j * block.
+  const bool one_line = lines == 1;
   short_call call(e, c, lines);
   // Rank r's lines hold its n outgoing blocks, as many whole ones per line as fit (per_line),
   // side by side; rank j polls and reads only the line that holds block j of each member: one
   // line read per other member, however many lines the call has. A wide call still ends with one
   // fence and one round of doorbells; its lines are published in order, each with its number.
-  const std::size_t per_line = block == 0 ? members : short_max / block;
+  const std::size_t per_line = one_line ? members : short_max / block;
   call.make_room();
   for (std::size_t i = 0, at = 0; i < lines; ++i, at += per_line) {
     const std::size_t count = std::min(per_line, members - at);
@@ -278,7 +273,8 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
   }
   call.wake_others();
   const auto me = static_cast<std::size_t>(call.rank());
-  const std::size_t mine = me / per_line, offset = me % per_line * block;
+  const std::size_t mine = one_line ? 0 : me / per_line;
+  const std::size_t offset = (one_line ? me : me % per_line) * block;
   try {
     call.wait_line_arrivals(mine);
   } catch (...) {

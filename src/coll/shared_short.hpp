@@ -43,8 +43,15 @@ void allgather_short(core::engine& e, core::communicator& c, const_bytes in, byt
 /// with 8 ranks, blocks of up to 28 bytes.
 inline constexpr std::size_t short_lines_max = 4;
 /// The lines an alltoall of `block`-byte blocks takes on `members` ranks: whole blocks per line, as
-/// many as fit (more than short_lines_max: the short protocol cannot take it).
-std::size_t alltoall_short_lines(int members, std::size_t block) noexcept;
+/// many as fit (more than short_lines_max: the short protocol cannot take it). Inline, and without
+/// a division when all blocks fit one line: the choice of algorithm asks it on every call.
+inline std::size_t alltoall_short_lines(int members, std::size_t block) noexcept {
+  const auto n = static_cast<std::size_t>(members);
+  if (n * block <= short_max) return 1;  // n * block: the bytes of a send buffer, no overflow
+  const std::size_t per_line = short_max / block;
+  if (per_line == 0) return short_lines_max + 1;
+  return (n + per_line - 1) / per_line;
+}
 /// `in` holds size() equal blocks, alltoall_short_lines() <= short_lines_max; `out` as many.
 void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
 
