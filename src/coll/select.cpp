@@ -15,9 +15,9 @@ constexpr std::size_t collective_count = std::size(collective_names);
 // The algorithms of each collective, "auto" first, in the order of collective_names.
 // "shared" (the shared-memory path) needs a communicator holding a collective area; on one without,
 // the automatic choice among the others is made instead.
-// "short" (shared_short.hpp) serves blocking calls of at most short_max bytes on a communicator
-// with an area; other calls forced to it run "shared" instead (or the automatic choice without
-// an area).
+// "short" (shared_short.hpp) serves blocking calls of at most short_max bytes (allgather: per
+// block; alltoall: blocks that fit whole in short_lines_max lines) on a communicator with an area;
+// other calls forced to it run "shared" instead (or the automatic choice without an area).
 constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination", "shared", "short"};
 constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather",
                                                      "shared", "short"};
@@ -30,11 +30,11 @@ constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};
 constexpr std::string_view scatter_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view scatterv_algorithms[] = {"auto", "linear"};
-constexpr std::string_view allgather_algorithms[] = {"auto", "ring", "recursive_doubling", "bruck",
-                                                     "shared"};
+constexpr std::string_view allgather_algorithms[] = {"auto",  "ring",   "recursive_doubling",
+                                                     "bruck", "shared", "short"};
 constexpr std::string_view allgatherv_algorithms[] = {"auto", "ring"};
-constexpr std::string_view alltoall_algorithms[] = {"auto", "linear", "pairwise", "bruck",
-                                                    "shared"};
+constexpr std::string_view alltoall_algorithms[] = {"auto",  "linear", "pairwise",
+                                                    "bruck", "shared", "short"};
 constexpr std::string_view alltoallv_algorithms[] = {"auto", "linear", "pairwise"};
 constexpr std::string_view reduce_scatter_algorithms[] = {"auto", "recursive_halving", "pairwise",
                                                           "reduce_scatterv"};

@@ -1,8 +1,10 @@
-// The short-message protocol (shared_short.hpp). Per call: one line written by each writer, one
-// line read per (reader, writer) pair, one fence by each writer before it rings the sleepers'
-// doorbells; the short_done words cross cores only once every half ring.
+// The short-message protocol (shared_short.hpp). Per call: one line written by each writer (a
+// wide alltoall's writers: up to short_lines_max), one line read per (reader, writer) pair, one
+// fence by each writer before it rings the sleepers' doorbells; the short_done words cross cores
+// only once every half ring.
 #include "coll/shared_short.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -17,23 +19,35 @@ constexpr std::uint64_t depth = area_flags::short_depth;
 /// A member rings the others' doorbells after finishing every `half`-th call only (a writer short
 /// of room waits for a multiple of it, see make_room): the rest cost a local store.
 constexpr std::uint64_t half = depth / 2;
+static_assert(short_lines_max + half - 1 <= depth,
+              "a writer short of room must wait for a count every member reaches without it");
 
-/// Short call k of communicator c, as this rank sees it.
+/// Short call k of communicator c, as this rank sees it. A call of `lines` lines takes as many call
+/// numbers, first() to k, and their slots: line i is slot (first() + i) % depth, numbered first() +
+/// i; one-line calls (all but a wide alltoall) use slot k % depth alone.
 class short_call {
  public:
-  short_call(core::engine& e, core::communicator& c) noexcept
-      : e_(e), c_(c), d_(e.fabric()), k_(++c.short_calls) {}
+  short_call(core::engine& e, core::communicator& c, std::uint64_t lines = 1) noexcept
+      : e_(e), c_(c), d_(e.fabric()), k_(c.short_calls += lines), first_(k_ - lines + 1) {}
 
   int rank() const noexcept { return c_.rank; }
   int size() const noexcept { return c_.size; }
   area_flags& area(int r) const noexcept { return d_.area(c_.to_world(r), c_.area); }
   area_flags::short_slot& slot(int r) const noexcept { return area(r).short_slots[k_ % depth]; }
   bool arrived(int r) const noexcept { return slot(r).call.load(std::memory_order_acquire) == k_; }
+  std::uint64_t first() const noexcept { return first_; }
+  area_flags::short_slot& line(int r, std::uint64_t i) const noexcept {
+    return area(r).short_slots[(first_ + i) % depth];
+  }
+  bool line_arrived(int r, std::uint64_t i) const noexcept {
+    return line(r, i).call.load(std::memory_order_acquire) == first_ + i;
+  }
 
-  /// Waits until this rank may overwrite its slot of call k: every member has finished call
-  /// k - depth, the slot's last one. Asks the members only when the least count it saw last is
-  /// too small, and then waits for the next multiple of `half` (a count after which the member
-  /// rang the doorbells): at most k - 1, which every member reaches without this rank.
+  /// Waits until this rank may overwrite its slots of call k: every member has finished call
+  /// k - depth, the last one of the last slot (and so the calls of the others: counts only ever
+  /// reach a call's last number). Asks the members only when the least count it saw last is too
+  /// small, and then waits for the next multiple of `half` (a count at or past which the member
+  /// rang the doorbells): at most first() - 1, which every member reaches without this rank.
   void make_room() {
     if (k_ <= depth || k_ - depth <= c_.short_seen) return;
     wait_for_room();
@@ -54,6 +68,10 @@ class short_call {
 
   /// Publishes this rank's slot of call k (its payload written before).
   void publish() const noexcept { slot(rank()).call.store(k_, std::memory_order_release); }
+  /// Publishes this rank's line i of call k (its payload written before).
+  void publish_line(std::uint64_t i) const noexcept {
+    line(rank(), i).call.store(first_ + i, std::memory_order_release);
+  }
 
   /// Orders what this rank published before its reads of the peers' `sleeping` words (see
   /// domain::wake_if_sleeping: without it a wake-up can be lost).
@@ -69,6 +87,15 @@ class short_call {
     }
   }
 
+  /// Waits until every other member has published line i of call k.
+  void wait_line_arrivals(std::uint64_t i) {
+    e_.wait_until([&] {
+      for (int r = 0; r < size(); ++r) {
+        if (r != rank() && !line_arrived(r, i)) return false;
+      }
+      return true;
+    });
+  }
   /// Waits until every other member (or member r) has published call k.
   void wait_arrivals() {
     e_.wait_until([&] {
@@ -83,9 +110,10 @@ class short_call {
   }
 
   /// This rank has read all it needs of call k: its slots of call k - depth may be overwritten.
+  /// The doorbells ring when the count reaches or passes a multiple of `half`.
   void finish() const noexcept {
     area(rank()).short_done.store(k_, std::memory_order_release);
-    if (k_ % half == 0) wake_others();
+    if (k_ % half <= k_ - first_) wake_others();  // one line: k_ % half == 0
   }
 
  private:
@@ -93,6 +121,7 @@ class short_call {
   core::communicator& c_;
   const fabric::shm::domain& d_;
   std::uint64_t k_;
+  std::uint64_t first_;
 };
 
 /// acc = operand_0 op operand_1 op ... op operand_{n-1} of call k's slots, folded from the last
@@ -116,19 +145,35 @@ void fold_slots(const short_call& call, const reduction& op, std::size_t len, co
   }
 }
 
-/// Waits for the other members' operands of the call, folds them (fold_slots) and finishes the
-/// call, also when the fold throws (a user operator threw, or a rank died): the slots of this call
+/// Waits for the other members' slots of the call, reads them with `read` and finishes the call,
+/// also when the wait or `read` throws (a rank died, a user operator threw): the slots of this call
 /// are read no more either way.
-void fold_arrivals(short_call& call, const reduction& op, std::size_t len, const std::byte* own,
-                   std::byte* acc) {
+template <class Read>
+void read_arrivals(short_call& call, Read&& read) {
   try {
     call.wait_arrivals();
-    fold_slots(call, op, len, own, acc);
+    read();
   } catch (...) {
     call.finish();
     throw;
   }
   call.finish();
+}
+
+/// Folds the other members' operands of the call as they arrive (fold_slots; see read_arrivals).
+void fold_arrivals(short_call& call, const reduction& op, std::size_t len, const std::byte* own,
+                   std::byte* acc) {
+  read_arrivals(call, [&] { fold_slots(call, op, len, own, acc); });
+}
+
+/// Writes `len` bytes from `from` into this rank's slot of the call and publishes it, once the
+/// slowest reader has left the slot (make_room), then wakes the members that sleep. `from` may lie
+/// in the caller's receive buffer: it is read before anything is written there.
+void publish_own(short_call& call, const std::byte* from, std::size_t len) {
+  call.make_room();
+  if (len != 0) std::memcpy(call.slot(call.rank()).payload, from, len);
+  call.publish();
+  call.wake_others();
 }
 
 }  // namespace
@@ -184,13 +229,65 @@ void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, byt
   // Every rank publishes its operand and folds all of them: one line written and one read per
   // other member, against the shared rounds' four flag words (posted and released, each read by
   // the other side). `in` may be `out`: the operand is in the slot before anything is written.
-  call.make_room();
-  if (len != 0) std::memcpy(call.slot(call.rank()).payload, in.data(), len);
-  call.publish();
-  call.wake_others();
+  publish_own(call, in.data(), len);
   alignas(64) std::byte acc[short_max];
   fold_arrivals(call, op, len, nullptr, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
+}
+
+void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+  short_call call(e, c);
+  const std::size_t block = in.size();
+  // Every rank publishes its block and copies every slot, its own too (a local line): `in` may
+  // lie in `out` (in place), and it is in the slot before `out` is written. As allreduce, one line
+  // written and one read per other member; the wait is for all of them, so no rank runs more than
+  // one call ahead of another here, but a broadcast's root may have (make_room).
+  publish_own(call, in.data(), block);
+  read_arrivals(call, [&] {
+    if (block == 0) return;  // `out` may then be null
+    std::byte* to = out.data();
+    for (int r = 0; r < call.size(); ++r, to += block) {
+      std::memcpy(to, call.slot(r).payload, block);
+    }
+  });
+}
+
+void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+  const auto members = static_cast<std::size_t>(c.size);
+  const std::size_t block = in.size() / members;
+  const std::size_t lines = alltoall_short_lines(c.size, block);
+  // One line (all blocks together fit, the common case) needs no division: block j at j * block.
+  const bool one_line = lines == 1;
+  short_call call(e, c, lines);
+  // Rank r's lines hold its n outgoing blocks, as many whole ones per line as fit (per_line),
+  // side by side; rank j polls and reads only the line that holds block j of each member: one
+  // line read per other member, however many lines the call has. A wide call still ends with one
+  // fence and one round of doorbells; its lines are published in order, each with its number.
+  const std::size_t per_line = one_line ? members : short_max / block;
+  call.make_room();
+  for (std::size_t i = 0, at = 0; i < lines; ++i, at += per_line) {
+    const std::size_t count = std::min(per_line, members - at);
+    if (block != 0)
+      std::memcpy(call.line(call.rank(), i).payload, in.data() + at * block, count * block);
+    call.publish_line(i);
+  }
+  call.wake_others();
+  const auto me = static_cast<std::size_t>(call.rank());
+  const std::size_t mine = one_line ? 0 : me / per_line;
+  const std::size_t offset = (one_line ? me : me % per_line) * block;
+  try {
+    call.wait_line_arrivals(mine);
+  } catch (...) {
+    call.finish();
+    throw;
+  }
+  if (block != 0) {  // `out` may be null otherwise
+    std::byte* to = out.data();
+    for (int r = 0; r < call.size(); ++r, to += block) {
+      std::memcpy(to, call.line(r, mine).payload + offset, block);
+    }
+  }
+  call.finish();
 }
 
 }  // namespace rmpl::coll

@@ -1,8 +1,9 @@
 // The short-message protocol of the shared-memory path: barrier, broadcast, reduce and allreduce of
-// at most short_max bytes, for blocking calls on a communicator that holds a collective area. Each
-// member owns a ring of area_flags::short_depth line-sized slots in its area
-// (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member, and
-// a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
+// at most short_max bytes, allgather of blocks of at most short_max bytes and alltoall of blocks
+// that fit whole in short_lines_max lines, for blocking calls on a communicator that holds a
+// collective area. Each member owns a ring of area_flags::short_depth line-sized slots in its
+// area (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member,
+// and a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
 // then the number with release; a reader polls that line alone, and one line transfer brings it
 // both. Each member publishes how many short calls it has finished (short_done, its own line); a
 // writer reads those only when it would otherwise overwrite a slot a slower reader may not have
@@ -36,5 +37,22 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
                   const reduction& op, int root);
 void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                      const reduction& op);
+/// `in` (one block, at most short_max bytes) may lie in `out` (size() blocks).
+void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
+/// An alltoall may take up to this many lines (and as many call numbers) of each member's ring:
+/// with 8 ranks, blocks of up to 28 bytes.
+inline constexpr std::size_t short_lines_max = 4;
+/// The lines an alltoall of `block`-byte blocks takes on `members` ranks: whole blocks per line, as
+/// many as fit (more than short_lines_max: the short protocol cannot take it). Inline, and without
+/// a division when all blocks fit one line: the choice of algorithm asks it on every call.
+inline std::size_t alltoall_short_lines(int members, std::size_t block) noexcept {
+  const auto n = static_cast<std::size_t>(members);
+  if (n * block <= short_max) return 1;  // n * block: the bytes of a send buffer, no overflow
+  const std::size_t per_line = short_max / block;
+  if (per_line == 0) return short_lines_max + 1;
+  return (n + per_line - 1) / per_line;
+}
+/// `in` holds size() equal blocks, alltoall_short_lines() <= short_lines_max; `out` as many.
+void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
 
 }  // namespace rmpl::coll

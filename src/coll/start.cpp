@@ -382,20 +382,22 @@ std::string_view chosen(const target& t, collective c) {
 }
 
 /// Whether a call that is not forced takes the short protocol (shared_short.hpp): a blocking one
-/// of at most short_max bytes on a communicator with an area, at any rank count: in interleaved
+/// whose payload `fits` (at most short_max bytes per rank; an alltoall's blocks in at most
+/// short_lines_max lines) on a communicator with an area, at any rank count: in interleaved
 /// runs (2026-11-22, loaded machine) it took 0.38-0.40 of the time of the algorithms it replaced
 /// at 2 ranks ("shared"), 0.82-0.89 at 4 and 0.87-0.98 at 8 ("shared" barrier, binomial
-/// broadcast and reduce).
-bool short_suits(const target& t, std::size_t bytes) {
-  return t.to_end && bytes <= short_max && area_usable(t);
+/// broadcast and reduce); 8 B allgather and alltoall blocks (2026-11-23, loaded, 19 pairs):
+/// 0.74 and 0.40-0.52 at 2 ranks (recursive doubling, linear), 0.80-0.93 at 4 and 8 ("shared").
+bool short_suits(const target& t, bool fits) {
+  return t.to_end && fits && area_usable(t);
 }
 /// Runs the short protocol through `run` if `name` is "short" and the call can take it (a blocking
-/// one of at most short_max bytes): true, the call is over. A call forced to "short" that cannot
-/// take it runs "shared" instead: `name` becomes "shared", false.
+/// one whose payload `fits`): true, the call is over. A call forced to "short" that cannot take it
+/// runs "shared" instead: `name` becomes "shared", false.
 template <class Run>
-bool ran_short(const target& t, std::string_view& name, std::size_t bytes, Run&& run) {
+bool ran_short(const target& t, std::string_view& name, bool fits, Run&& run) {
   if (!is(name, "short")) return false;
-  if (!t.to_end || bytes > short_max) {
+  if (!t.to_end || !fits) {
     name = "shared";
     return false;
   }
@@ -411,9 +413,9 @@ core::request* start_barrier(const target& t) {
     const agreement a = agree_on(c);
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, 0) ? "short" : area_usable(t) ? "shared" : "dissemination";
+      name = short_suits(t, true) ? "short" : area_usable(t) ? "shared" : "dissemination";
     }
-    if (ran_short(t, name, 0, [&] { barrier_short(t.engine, t.comm); })) return nullptr;
+    if (ran_short(t, name, true, [&] { barrier_short(t.engine, t.comm); })) return nullptr;
     if (is(name, "shared"))
       return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
     return launch(t, c, a, "dissemination", 0,
@@ -429,12 +431,13 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     check_buffer(t, c, data, "buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, data.size())                      ? "short"
+      name = short_suits(t, data.size() <= short_max)         ? "short"
              : shared_suits(t, data.size(), 4u << 20)         ? "shared"
              : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
                                                               : "scatter_allgather";
     }
-    if (ran_short(t, name, data.size(), [&] { broadcast_short(t.engine, t.comm, data, root); }))
+    if (ran_short(t, name, data.size() <= short_max,
+                  [&] { broadcast_short(t.engine, t.comm, data, root); }))
       return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, data.size(),
@@ -463,12 +466,13 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size())                                         ? "short"
+      name = short_suits(t, in.size() <= short_max)                            ? "short"
              : shared_suits(t, in.size(), ~std::size_t{0}) && area_fits(t, op) ? "shared"
              : halving_fits && in.size() >= (64u << 10)                        ? "rabenseifner"
                                                                                : "binomial";
     }
-    if (ran_short(t, name, in.size(), [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
+    if (ran_short(t, name, in.size() <= short_max,
+                  [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
       return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
@@ -492,12 +496,13 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     check_room(t, c, out.size(), in.size(), "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size())            ? "short"
-             : area_usable(t) && area_fits(t, op) ? "shared"
-             : in.size() >= (16u << 10)           ? "rabenseifner"
-                                                  : "recursive_doubling";
+      name = short_suits(t, in.size() <= short_max) ? "short"
+             : area_usable(t) && area_fits(t, op)   ? "shared"
+             : in.size() >= (16u << 10)             ? "rabenseifner"
+                                                    : "recursive_doubling";
     }
-    if (ran_short(t, name, in.size(), [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
+    if (ran_short(t, name, in.size() <= short_max,
+                  [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
       return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
@@ -698,11 +703,15 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     check_room(t, c, out.size(), total, "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = shared_exchange_suits(t, total) ? "shared"
-             : total >= (64u << 10)          ? "ring"
-             : is_pow2(n)                    ? "recursive_doubling"
-                                             : "bruck";
+      name = short_suits(t, in.size() <= short_max) ? "short"
+             : shared_exchange_suits(t, total)      ? "shared"
+             : total >= (64u << 10)                 ? "ring"
+             : is_pow2(n)                           ? "recursive_doubling"
+                                                    : "bruck";
     }
+    if (ran_short(t, name, in.size() <= short_max,
+                  [&] { allgather_short(t.engine, t.comm, in, out); }))
+      return nullptr;
     if (is(name, "recursive_doubling") && !is_pow2(n)) name = "bruck";
     if (is(name, "shared")) {
       return launch(t, c, a, name, in.size(),
@@ -750,13 +759,17 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     }
     check_room(t, c, out.size(), in.size(), "receive buffer");
     const std::size_t block = in.size() / static_cast<std::size_t>(n);
+    const bool short_fits = alltoall_short_lines(n, block) <= short_lines_max;
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = shared_exchange_suits(t, in.size()) ? "shared"
-             : block <= 128 && n > 2             ? "bruck"
-             : block <= (64u << 10)              ? "linear"
-                                                 : "pairwise";
+      name = short_suits(t, short_fits)            ? "short"
+             : shared_exchange_suits(t, in.size()) ? "shared"
+             : block <= 128 && n > 2               ? "bruck"
+             : block <= (64u << 10)                ? "linear"
+                                                   : "pairwise";
     }
+    if (ran_short(t, name, short_fits, [&] { alltoall_short(t.engine, t.comm, in, out); }))
+      return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, block, [&](exchange x) { return alltoall_shared(x, in, out); });
     }

@@ -1,15 +1,17 @@
 // The short-message protocol of the shared-memory path (src/coll/shared_short.hpp): blocking
-// barrier, broadcast, reduce and allreduce of at most a cache line less its call number, through a
-// ring of line-sized slots in each member's area. Edge cases: a root (or a reduce's non-roots)
-// running up to the ring's depth of calls ahead of a slow rank, the ring wrapping many times with
-// every value checked, short calls mixed with nonblocking collectives and with long broadcasts of
-// the same communicator, non-commutative operators folded in rank order, every root, communicators
-// whose rank order is not the job's, and an area handed to a new communicator after a freed one
-// used it.
+// barrier, broadcast, reduce, allreduce, allgather (blocks) and alltoall (all of a rank's blocks)
+// of at most a cache line less its call number, through a ring of line-sized slots in each
+// member's area. Edge cases: a root (or a reduce's non-roots) running up to the ring's depth of
+// calls ahead of a slow rank, then an allgather or alltoall overwriting the slot it used, the ring
+// wrapping many times with every value checked, every block size, short calls mixed with
+// nonblocking collectives and with long broadcasts of the same communicator, non-commutative
+// operators folded in rank order, every root, communicators whose rank order is not the job's or
+// that hold part of it, and an area handed to a new communicator after a freed one used it.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "api/communicator.hpp"
 #include "coll/select.hpp"
 #include "coll/shared_short.hpp"
 #include "reference.hpp"
@@ -26,23 +28,99 @@ class ShortProtocol : public rmpl_test::collective {};
 
 constexpr std::size_t max_doubles = rmpl::coll::short_max / sizeof(double);  // 7
 
-/// Runs `calls` short calls on `c`, cycling through barrier, broadcast, reduce and allreduce with
-/// every root and payloads of 0 to max_doubles doubles, checking each result. A "laggard" rank
-/// sleeps now and then, so the others run ahead as far as the ring lets them.
-void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt) {
-  rmpl::coll::force_algorithm("barrier", "short");
-  rmpl::coll::force_algorithm("broadcast", "short");
-  rmpl::coll::force_algorithm("reduce", "short");
-  rmpl::coll::force_algorithm("allreduce", "short");
+/// Byte b of the block that communicator rank `from` sends to rank `to` in call `call` (an
+/// allgather's block has to = 0): distinct for every sender, so a block read from another rank's
+/// slot, or from the wrong place in it, shows.
+std::uint8_t block_byte(int from, int to, std::size_t b, int call) {
+  return static_cast<std::uint8_t>(from * 37 + to * 11 + static_cast<int>(b) * 5 + call * 3 + 1);
+}
+std::vector<std::uint8_t> block_of(int from, int to, std::size_t bytes, int call) {
+  std::vector<std::uint8_t> v(bytes);
+  for (std::size_t b = 0; b < bytes; ++b) v[b] = block_byte(from, to, b, call);
+  return v;
+}
+
+/// An allgather of `block` bytes per rank on `c`, checked against the serial result; in place (the
+/// rank's block already in its place in the receive buffer) when `in_place`.
+void check_allgather(const rmpl::communicator& c, std::size_t block, int call, bool in_place) {
+  const auto n = static_cast<std::size_t>(c.size());
+  std::vector<std::uint8_t> expected;
+  for (int r = 0; r < c.size(); ++r) {
+    const std::vector<std::uint8_t> b = block_of(r, 0, block, call);
+    expected.insert(expected.end(), b.begin(), b.end());
+  }
+  std::vector<std::uint8_t> out(n * block + 3, 0xee);  // 3 bytes past the end stay untouched
+  const std::vector<std::uint8_t> in = block_of(c.rank(), 0, block, call);
+  if (in_place) {
+    std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(c.rank() * block));
+    c.allgather(std::span(out).subspan(static_cast<std::size_t>(c.rank()) * block, block),
+                std::span(out).first(n * block));
+  } else {
+    c.allgather(in, std::span(out).first(n * block));
+  }
+  ASSERT_EQ(
+      std::vector<std::uint8_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n * block)),
+      expected)
+      << "allgather of " << block << "-byte blocks" << (in_place ? " in place" : "");
+  ASSERT_EQ(std::vector<std::uint8_t>(out.end() - 3, out.end()), std::vector<std::uint8_t>(3, 0xee))
+      << "allgather wrote past its " << n * block << " bytes";
+}
+
+/// An alltoall of `block` bytes per pair on `c`, checked against the serial result.
+void check_alltoall(const rmpl::communicator& c, std::size_t block, int call) {
+  std::vector<std::uint8_t> in, expected;
+  for (int r = 0; r < c.size(); ++r) {
+    const std::vector<std::uint8_t> to = block_of(c.rank(), r, block, call);
+    in.insert(in.end(), to.begin(), to.end());
+    const std::vector<std::uint8_t> from = block_of(r, c.rank(), block, call);
+    expected.insert(expected.end(), from.begin(), from.end());
+  }
+  std::vector<std::uint8_t> out(in.size(), 0xee);
+  c.alltoall(in, out);
+  ASSERT_EQ(out, expected) << "alltoall of " << block << "-byte blocks";
+}
+
+/// The largest alltoall block the short protocol takes on `c` (whole blocks in at most
+/// short_lines_max lines of short_max bytes): short_max on up to 4 ranks, 28 on 8.
+std::size_t alltoall_short_block(const rmpl::communicator& c) {
+  const auto per_line_needed =
+      (static_cast<std::size_t>(c.size()) + rmpl::coll::short_lines_max - 1) /
+      rmpl::coll::short_lines_max;
+  return rmpl::coll::short_max / per_line_needed;
+}
+
+constexpr const char* short_collectives[] = {"barrier",   "broadcast", "reduce",
+                                             "allreduce", "allgather", "alltoall"};
+
+/// Runs `calls` short calls on `c`, cycling through barrier, broadcast, allreduce, reduce,
+/// allgather and alltoall with every root, payloads of 0 to max_doubles doubles and blocks of 0 to
+/// short_max bytes (an alltoall's: 0 to short_max / size() each), checking each result. A
+/// "laggard" rank sleeps now and then, so the others run ahead as far as the ring lets them.
+/// Adds to `numbers` the call numbers the calls take (an alltoall's: one per line).
+void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt,
+                       std::uint64_t* numbers = nullptr) {
+  std::uint64_t taken = 0;
+  for (const char* name : short_collectives) rmpl::coll::force_algorithm(name, "short");
   for (int i = 0; i < calls && !::testing::Test::HasFailure(); ++i) {
     const int call = i + salt;
-    const int root = (i / 4) % c.size();
+    const int root = (i / 6) % c.size();
     const std::size_t count = static_cast<std::size_t>(i) % (max_doubles + 1);
+    const std::size_t gather_block = static_cast<std::size_t>(i / 6) % (rmpl::coll::short_max + 1);
+    const std::size_t exchange_block =
+        static_cast<std::size_t>(i / 6) % (alltoall_short_block(c) + 1);
     SCOPED_TRACE(::testing::Message()
-                 << "call " << i << ", root " << root << ", " << count
-                 << " doubles, communicator rank " << c.rank() << " of " << c.size());
+                 << "call " << i << ", root " << root << ", " << count << " doubles, blocks of "
+                 << gather_block << " / " << exchange_block << " bytes, communicator rank "
+                 << c.rank() << " of " << c.size());
     if (c.rank() == laggard && i % 97 == 5) rmpl_test::sleep_ms(20);
-    switch (i % 4) {
+    taken += i % 6 == 5 ? rmpl::coll::alltoall_short_lines(c.size(), exchange_block) : 1;
+    switch (i % 6) {
+      case 4:
+        check_allgather(c, gather_block, call, i % 12 == 10);
+        break;
+      case 5:
+        check_alltoall(c, exchange_block, call);
+        break;
       case 0:
         c.barrier();
         break;
@@ -59,7 +137,7 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
         ASSERT_EQ(out, call_sum(c.size(), count, call));
         break;
       }
-      default: {
+      case 3: {
         std::vector<double> in = call_values(c.rank(), count, call), out(count, -1);
         c.reduce(in, out, rmpl::ops::sum{}, root);
         if (c.rank() == root) {
@@ -70,19 +148,76 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
       }
     }
   }
-  rmpl::coll::force_algorithm("barrier", "auto");
-  rmpl::coll::force_algorithm("broadcast", "auto");
-  rmpl::coll::force_algorithm("reduce", "auto");
-  rmpl::coll::force_algorithm("allreduce", "auto");
+  for (const char* name : short_collectives) rmpl::coll::force_algorithm(name, "auto");
+  if (numbers != nullptr) *numbers += taken;
 }
 
-// Many times round the ring (depth 16), with a rank lagging by up to 20 ms: on the world and on a
-// communicator whose rank order is the job's reversed.
+/// How many short calls this rank has made on the world communicator (the protocol's count).
+std::uint64_t world_short_calls() {
+  return rmpl::detail::world_comm()->kernel.short_calls;
+}
+
+// Many times round the ring (depth 16), with a rank lagging by up to 20 ms: on the world (every
+// call of which takes the short protocol), on a communicator whose rank order is the job's
+// reversed, and on the two halves of a split (ranks of each half interleaved with the other's).
 TEST_F(ShortProtocol, WrapsAroundWithEveryValueChecked) {
-  run_checked_calls(world(), 1000, size() - 1, 0);
+  const std::uint64_t before = world_short_calls();
+  std::uint64_t numbers = 0;
+  run_checked_calls(world(), 1200, size() - 1, 0, &numbers);
+  EXPECT_EQ(world_short_calls() - before, numbers) << "not every call took the short protocol";
   rmpl::communicator reversed = world().split(0, size() - rank());
   ASSERT_TRUE(reversed);
-  run_checked_calls(reversed, 500, 0, 3);
+  run_checked_calls(reversed, 600, 0, 3);
+  rmpl::communicator half = world().split(rank() % 2, size() - rank());
+  ASSERT_TRUE(half);
+  run_checked_calls(half, 600, half.size() - 1, 5);
+}
+
+// Without forcing, blocking allgathers of blocks up to short_max and alltoalls of up to short_max
+// bytes per rank take the short protocol; larger ones do not, and give the right result.
+TEST_F(ShortProtocol, ExchangesChooseShortAutomatically) {
+  const std::uint64_t before = world_short_calls();
+  check_allgather(world(), 8, 1, false);
+  check_allgather(world(), rmpl::coll::short_max, 2, false);
+  // An alltoall takes one call number per line it uses.
+  const std::uint64_t lines =
+      rmpl::coll::alltoall_short_lines(size(), alltoall_short_block(world()));
+  EXPECT_EQ(lines, (size() * alltoall_short_block(world()) + rmpl::coll::short_max - 1) /
+                       rmpl::coll::short_max)
+      << "the widest short alltoall wastes a line";
+  check_alltoall(world(), alltoall_short_block(world()), 3);
+  EXPECT_EQ(world_short_calls() - before, 2 + lines);
+  check_allgather(world(), rmpl::coll::short_max + 1, 4, false);
+  check_alltoall(world(), alltoall_short_block(world()) + 1, 5);
+  EXPECT_EQ(world_short_calls() - before, 2 + lines)
+      << "a call over the short protocol's sizes took it";
+}
+
+// The root runs up to the ring's depth of broadcasts ahead of the sleeping others, then joins an
+// allgather or alltoall, whose slot is then the one of a broadcast not yet read: it must wait
+// until the readers left it. Every number of broadcasts from 0 to 24, so the exchange's call
+// meets the ring's every position and the waits of the half-ring counts.
+TEST_F(ShortProtocol, ExchangeAfterRootRanAhead) {
+  coll_test::forced_algorithm b("broadcast", "short");
+  coll_test::forced_algorithm g("allgather", "short");
+  coll_test::forced_algorithm a("alltoall", "short");
+  const int root = size() / 2;
+  for (int run = 0; run < 50 && !HasFailure(); ++run) {
+    const int ahead = run % 25;
+    SCOPED_TRACE(::testing::Message() << ahead << " broadcasts ahead, run " << run);
+    if (rank() != root) rmpl_test::sleep_ms(10);
+    for (int i = 0; i < ahead; ++i) {
+      std::vector<double> data =
+          rank() == root ? call_values(root, 2, run * 100 + i) : std::vector<double>(2, -1);
+      world().broadcast(data, root);
+      ASSERT_EQ(data, call_values(root, 2, run * 100 + i)) << "broadcast " << i;
+    }
+    if (run < 25) {
+      check_allgather(world(), 8, run, false);
+    } else {
+      check_alltoall(world(), alltoall_short_block(world()), run);
+    }
+  }
 }
 
 // The root broadcasts 200 times in a row while every other rank is asleep: it must run ahead
@@ -122,6 +257,13 @@ TEST_F(ShortProtocol, MixedWithNonblockingAndLongCollectives) {
     std::vector<double> nb = rank() == 0 ? call_values(0, 4, i) : std::vector<double>(4, -1);
     rmpl::request pending_cast = c.ibroadcast(nb, 0);
     rmpl::request pending_barrier = c.ibarrier();
+    // A pending allgather and alltoall of the same sizes as the blocking short ones below.
+    const std::vector<double> nb_block = call_values(rank(), 2, i);
+    std::vector<double> nb_gathered(2 * static_cast<std::size_t>(size()), -1);
+    rmpl::request pending_gather = c.iallgather(nb_block, nb_gathered);
+    std::vector<double> nb_sent, nb_received(static_cast<std::size_t>(size()), -1);
+    for (int r = 0; r < size(); ++r) nb_sent.push_back(rank() * 1000 + r + i);
+    rmpl::request pending_exchange = c.ialltoall(nb_sent, nb_received);
     const int root = i % size();
     std::vector<double> data =
         rank() == root ? call_values(root, 7, i) : std::vector<double>(7, -1);
@@ -137,11 +279,23 @@ TEST_F(ShortProtocol, MixedWithNonblockingAndLongCollectives) {
         rank() == root ? call_values(root, 150000, i) : std::vector<double>(150000, -1);
     c.broadcast(big, root);  // 1.2 MB: the areas' rounds
     EXPECT_EQ(big, call_values(root, 150000, i));
+    check_allgather(c, 2 * sizeof(double), i, i % 2 == 1);
+    check_alltoall(c, alltoall_short_block(c), i);
+    pending_exchange.wait();
+    pending_gather.wait();
     pending_barrier.wait();
     pending_cast.wait();
     pending_sum.wait();
     EXPECT_EQ(nb, call_values(0, 4, i));
     EXPECT_EQ(out, call_sum(size(), long_count, i));
+    std::vector<double> gathered_expected, received_expected;
+    for (int r = 0; r < size(); ++r) {
+      const std::vector<double> b = call_values(r, 2, i);
+      gathered_expected.insert(gathered_expected.end(), b.begin(), b.end());
+      received_expected.push_back(r * 1000 + rank() + i);
+    }
+    EXPECT_EQ(nb_gathered, gathered_expected);
+    EXPECT_EQ(nb_received, received_expected);
   }
 }
 
@@ -214,8 +368,8 @@ TEST_F(ShortProtocol, AreaReusedAfterAFreedCommunicator) {
   }
 }
 
-// Forced to "short", nonblocking calls and payloads over a line run "shared" (or the automatic
-// choice) and give the same results.
+// Forced to "short", nonblocking calls and payloads over a line (an allgather's block, an
+// alltoall's blocks together) run "shared" (or the automatic choice) and give the same results.
 TEST_F(ShortProtocol, ForcedShortFallsBackWhereItCannotRun) {
   coll_test::forced_algorithm b("broadcast", "short");
   coll_test::forced_algorithm r("reduce", "short");
@@ -238,6 +392,26 @@ TEST_F(ShortProtocol, ForcedShortFallsBackWhereItCannotRun) {
   }
   world().ibarrier().wait();
   world().barrier();
+  coll_test::forced_algorithm g("allgather", "short");
+  coll_test::forced_algorithm a("alltoall", "short");
+  const std::uint64_t before = world_short_calls();
+  check_allgather(world(), rmpl::coll::short_max + 1, 5, false);
+  check_allgather(world(), 1000, 6, true);
+  check_alltoall(world(), alltoall_short_block(world()) + 1, 7);
+  std::vector<std::uint8_t> block = block_of(rank(), 0, 8, 8),
+                            gathered(8 * static_cast<std::size_t>(size()), 0);
+  world().iallgather(block, gathered).wait();
+  for (int r = 0; r < size(); ++r) {
+    EXPECT_EQ(std::vector<std::uint8_t>(gathered.begin() + r * 8, gathered.begin() + r * 8 + 8),
+              block_of(r, 0, 8, 8))
+        << "iallgather forced to short, block of rank " << r;
+  }
+  std::vector<std::uint8_t> sent(static_cast<std::size_t>(size()),
+                                 static_cast<std::uint8_t>(rank())),
+      received(static_cast<std::size_t>(size()), 0xee);
+  world().ialltoall(sent, received).wait();
+  for (int r = 0; r < size(); ++r) EXPECT_EQ(received[static_cast<std::size_t>(r)], r);
+  EXPECT_EQ(world_short_calls(), before) << "a call the short protocol cannot take took it";
 }
 
 }  // namespace
