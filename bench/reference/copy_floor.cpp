@@ -12,7 +12,6 @@
 //
 // Prints one CSV line:  reference,<procs>,<bytes>,copy_floor_us,<µs per copy of all B bytes>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,8 +21,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string_view>
+#include <vector>
 
+#include "reference/processes.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -58,24 +60,22 @@ double seconds_per_copy(unsigned char* a, unsigned char* b, std::size_t share, d
 }  // namespace
 
 int main(int argc, char** argv) {
-  double target = 0.2;
   std::size_t bytes = 0;
   long procs = sysconf(_SC_NPROCESSORS_ONLN);
+  std::vector<char*> rest{argv[0]};  // --quick / --time S, for target_seconds
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      target = 0.05;
-    } else if (arg == "--time" && i + 1 < argc) {
-      target = std::atof(argv[++i]);
-    } else if (arg == "--bytes" && i + 1 < argc) {
+    if (arg == "--bytes" && i + 1 < argc) {
       bytes = std::strtoull(argv[++i], nullptr, 10);
     } else if (arg == "--procs" && i + 1 < argc) {
       procs = std::atol(argv[++i]);
     } else {
-      usage(argv[0]);
+      rest.push_back(argv[i]);
     }
   }
-  if (bytes == 0 || procs < 1 || procs > 256 || !(target > 0)) usage(argv[0]);
+  const std::optional<double> target =
+      rmpl_bench::target_seconds(static_cast<int>(rest.size()), rest.data());
+  if (!target || !(*target > 0) || bytes == 0 || procs < 1 || procs > 256) usage(argv[0]);
   const std::size_t share = (bytes + static_cast<std::size_t>(procs) - 1) / procs;
 
   void* mem =
@@ -85,36 +85,22 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto* common = new (mem) shared;
-  std::fflush(stdout);
-
-  for (long r = 0; r < procs; ++r) {
-    const pid_t child = fork();
-    if (child < 0) {
-      std::perror("fork");
-      return 1;
-    }
-    if (child != 0) continue;
+  const bool ok = rmpl_bench::run_processes(static_cast<int>(procs), [&](int) {
     auto* a = static_cast<unsigned char*>(std::aligned_alloc(4096, (share + 4095) / 4096 * 4096));
     auto* b = static_cast<unsigned char*>(std::aligned_alloc(4096, (share + 4095) / 4096 * 4096));
-    if (a == nullptr || b == nullptr) std::_Exit(1);
+    if (a == nullptr || b == nullptr) return 1;
     std::memset(a, 1, share);
     std::memset(b, 2, share);
     common->ready.fetch_add(1);
     while (common->ready.load() < procs) {
     }  // all copy at once: they share the memory system
-    const double s = seconds_per_copy(a, b, share, target);
+    const double s = seconds_per_copy(a, b, share, *target);
     const auto ps = static_cast<std::uint64_t>(s * 1e12);
     std::uint64_t seen = common->slowest_ps.load();
     while (seen < ps && !common->slowest_ps.compare_exchange_weak(seen, ps)) {
     }
-    std::_Exit(a[0] + b[share - 1] == 0 ? 1 : 0);  // keeps the copies observable
-  }
-  bool ok = true;
-  for (long r = 0; r < procs; ++r) {
-    int status = 0;
-    wait(&status);
-    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
+    return a[0] + b[share - 1] == 0 ? 1 : 0;  // keeps the copies observable
+  });
   if (!ok) {
     std::fprintf(stderr, "copy_floor: a process failed\n");
     return 1;

@@ -8,7 +8,6 @@
 // Prints one CSV line:  reference,<n>,0,yield_barrier_us,<mean µs per barrier, slowest process>
 #include <sched.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +17,8 @@
 #include <cstdlib>
 #include <new>
 #include <string_view>
+
+#include "reference/processes.hpp"
 
 namespace {
 
@@ -59,15 +60,7 @@ int main(int argc, char** argv) {
   }
   auto* common = new (mem) shared;
   auto* lines = new (static_cast<char*>(mem) + sizeof(shared)) line[static_cast<std::size_t>(n)];
-  std::fflush(stdout);
-
-  for (int r = 0; r < n; ++r) {
-    const pid_t child = fork();
-    if (child < 0) {
-      std::perror("fork");
-      return 1;
-    }
-    if (child != 0) continue;
+  const bool ok = rmpl_bench::run_processes(n, [&](int r) {
     common->ready.fetch_add(1);
     while (common->ready.load() < n) sched_yield();  // all start together
     const auto t0 = std::chrono::steady_clock::now();
@@ -83,14 +76,8 @@ int main(int argc, char** argv) {
     std::uint64_t seen = common->slowest_ns.load();
     while (seen < ns && !common->slowest_ns.compare_exchange_weak(seen, ns)) {
     }
-    std::_Exit(0);
-  }
-  bool ok = true;
-  for (int r = 0; r < n; ++r) {
-    int status = 0;
-    wait(&status);
-    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
+    return 0;
+  });
   if (!ok) {
     std::fprintf(stderr, "yield_barrier: a process failed\n");
     return 1;
