@@ -46,8 +46,10 @@ std::string describe(fault f, const decoded_cell& d, const cell_limits& limits) 
     case fault::tag:
       return fmt::format("{} with tag {} (outside [0, {}])", what, d.tag, tag_ub);
     case fault::inline_size:
-      return fmt::format("inline size {} (a cell holds {} bytes, {} with a sync cookie)", d.size,
-                         inline_capacity, inline_sync_capacity);
+      return fmt::format(
+          "inline size {} (a cell holds {} bytes, {} with a sync cookie; a message of several "
+          "cells at most {})",
+          d.size, inline_capacity, inline_sync_capacity, limits.inline_max);
     case fault::eager_slot:
       return fmt::format("eager slot {} (the pool has {} slots)", d.slot, limits.eager_slots);
     case fault::eager_size:

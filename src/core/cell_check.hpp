@@ -23,7 +23,8 @@ namespace rmpl::core {
 struct cell_limits {
   std::uint32_t eager_slots = 0;
   std::uint32_t eager_slot_bytes = 0;
-  std::uint32_t contexts = 0;  ///< context ids are below this (2 per context pair)
+  std::uint32_t contexts = 0;    ///< context ids are below this (2 per context pair)
+  std::uint32_t inline_max = 0;  ///< the largest inline message (several cells when long)
 };
 
 /// What was wrong with a value a peer wrote.
@@ -33,7 +34,7 @@ enum class fault : std::uint8_t {
   flags,          ///< a flag bit that does not exist, or sync on a rendezvous
   context,        ///< a context id no communicator can have
   tag,            ///< outside [0, tag_ub]
-  inline_size,    ///< more than the cell holds
+  inline_size,    ///< more than the cell holds, and more than a long inline message may have
   eager_slot,     ///< not a slot of this rank's pool
   eager_size,     ///< more than a slot holds
   eager_claim,    ///< the slot is not claimed by that sender
@@ -65,6 +66,7 @@ struct decoded_cell {
   std::uint64_t segments = 0;     ///< rts: entries of the sender's segment list (0: contiguous)
   std::uint64_t position = 0;     ///< ready, withdraw: cells of this rank's ring the peer had read
   std::uint32_t slot = 0;         ///< eager
+  std::uint32_t cells = 1;        ///< the ring cells the message takes (long inline: several)
   std::uint32_t assist_id = 0, assist_chunk = 0;
 };
 
@@ -95,7 +97,11 @@ inline fault decode_cell(const cell& c, const cell_limits& limits, decoded_cell&
       // does not; never both.
       const bool sync = out.flags == flag::sync;
       if (!message_flags(out.flags)) return fault::flags;
-      if (out.size > (sync ? inline_sync_capacity : inline_capacity)) return fault::inline_size;
+      if (out.size > header_capacity(sync) && out.size > limits.inline_max) {
+        return fault::inline_size;
+      }
+      // At most a quarter of the ring (inline_max is checked against the ring at attach).
+      out.cells = static_cast<std::uint32_t>(inline_cells(out.size, sync));
       if (sync) std::memcpy(&out.cookie, c.body + cookie_offset, sizeof out.cookie);
       break;
     }

@@ -25,6 +25,7 @@ std::string tag_text(int tag) {
 
 engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size_, 0) {
   tune_.eager_max = dom_.p().eager_slot_bytes;
+  tune_.inline_max = dom_.p().inline_max;
   tune_.max_unexpected = base::env_size("RMPL_UNEXPECTED_MAX", 1u << 16, 16, 1u << 26);
   // When ranks outnumber cores a waiting rank gives its core away at once: it yields on every empty
   // poll (a peer on this core runs, maybe the one that will answer) and sleeps after a few dozen.
@@ -43,7 +44,8 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
   ring_mask_ = dom_.p().ring_cells - 1;
-  limits_ = cell_limits{dom_.p().eager_slots, dom_.p().eager_slot_bytes, 2 * context_pool::pairs};
+  limits_ = cell_limits{dom_.p().eager_slots, dom_.p().eager_slot_bytes, 2 * context_pool::pairs,
+                        dom_.p().inline_max};
   control_reserve_ = std::max<std::uint64_t>(2, dom_.p().ring_cells / 4);
   out_.resize(size_);
   in_.resize(size_);
@@ -163,10 +165,52 @@ cell* engine::claim_cell(out_channel& ch, std::uint64_t reserve) noexcept {
   return &ch.cells[ch.tail & ring_mask_];
 }
 
-void engine::publish(out_channel& ch, int dest, cell* c) noexcept {
+bool engine::room_for(out_channel& ch, std::uint64_t cells) noexcept {
+  // As claim_cell, without asking for a wake-up: a message that finds no room for its long form
+  // takes another.
+  const std::uint64_t end = ch.tail + cells - 1 + control_reserve_;
+  if (end < ch.limit) return true;
+  ch.limit =
+      std::min(ch.control->head.load(std::memory_order_acquire), ch.tail) + dom_.p().ring_cells;
+  return end < ch.limit;
+}
+
+void engine::publish(out_channel& ch, int dest, cell* c, std::uint64_t cells) noexcept {
+  // The header's seq last, with release: the receiver reads every cell of the message after it.
   c->seq.store(static_cast<std::uint32_t>(ch.tail + 1), std::memory_order_release);
-  ++ch.tail;
+  ch.tail += cells;
   dom_.notify(dest);
+}
+
+void engine::write_continuation(out_channel& ch, const unsigned char* data, std::size_t from,
+                                std::size_t bytes) noexcept {
+  constexpr std::size_t piece = fabric::shm::continuation_bytes;
+  std::uint64_t pos = ch.tail + 1;
+  for (; from < bytes; from += piece, ++pos) {
+    cell& k = ch.cells[pos & ring_mask_];
+    // Whole pieces with a constant size: a few vector moves, where a call to memcpy per piece
+    // cost more than the data.
+    if (bytes - from >= piece) {
+      std::memcpy(continuation_data(k), data + from, piece);
+    } else {
+      std::memcpy(continuation_data(k), data + from, bytes - from);
+    }
+    // A seq of its own, so that no later lap takes the data left here for a header.
+    k.seq.store(static_cast<std::uint32_t>(pos + 1), std::memory_order_relaxed);
+  }
+}
+
+void engine::read_long_inline(const in_channel& ch, bool sync, unsigned char* to,
+                              std::size_t n) const noexcept {
+  constexpr std::size_t piece = fabric::shm::continuation_bytes;
+  const std::size_t head = std::min<std::size_t>(n, header_capacity(sync));
+  std::memcpy(to, ch.cells[ch.head & ring_mask_].body, head);
+  std::uint64_t pos = ch.head + 1;
+  std::size_t at = head;
+  for (; n - at >= piece; at += piece, ++pos) {
+    std::memcpy(to + at, continuation_data(ch.cells[pos & ring_mask_]), piece);
+  }
+  if (at < n) std::memcpy(to + at, continuation_data(ch.cells[pos & ring_mask_]), n - at);
 }
 
 int engine::claim_slot(int dest) noexcept {
@@ -214,7 +258,8 @@ bool engine::emit(int dest, request* r) {
   const std::uint8_t flags = acked ? flag::sync : sync ? flag::ready : 0;
   bool waits = acked;
   r->awaits = static_cast<std::uint8_t>(acked ? kind::ack : kind::none);
-  if (r->bytes <= (acked ? inline_sync_capacity : inline_capacity)) {
+  std::uint64_t cells = 1;
+  if (r->bytes <= header_capacity(acked)) {
     if (r->segments.count != 0) [[unlikely]] {
       write_inline(*c, r->context, r->tag, nullptr, 0, flags);
       c->size = static_cast<std::uint32_t>(r->bytes);
@@ -226,6 +271,19 @@ bool engine::emit(int dest, request* r) {
       const std::uint64_t cookie = r->id();
       std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
     }
+  } else if (r->bytes <= tune_.inline_max && r->segments.count == 0 &&
+             room_for(ch, inline_cells(r->bytes, acked))) {
+    // Long inline: the ring's own cells, no pool slot (fabric/shm/layout.hpp, continuation_bytes).
+    const auto* data = static_cast<const unsigned char*>(r->buffer);
+    const std::size_t head = header_capacity(acked);
+    write_inline(*c, r->context, r->tag, data, head, flags);
+    c->size = static_cast<std::uint32_t>(r->bytes);
+    write_continuation(ch, data, head, r->bytes);
+    if (acked) {
+      const std::uint64_t cookie = r->id();
+      std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
+    }
+    cells = inline_cells(r->bytes, acked);
   } else if (int slot; r->bytes <= tune_.eager_max && (slot = claim_slot(dest)) >= 0) {
     c->flags = flags;
     c->context = static_cast<std::uint16_t>(r->context);
@@ -255,7 +313,7 @@ bool engine::emit(int dest, request* r) {
     // The receiver pulls the data and sends FIN, or, without single copy, asks for it with CTS.
     r->awaits = static_cast<std::uint8_t>(dom_.single_copy() ? kind::fin : kind::cts);
   }
-  publish(ch, dest, c);
+  publish(ch, dest, c, cells);
   if (waits) {
     r->st = state::in_flight;
   } else {
@@ -611,8 +669,9 @@ request* engine::post_recv(request* r) {
   context_queues& q = matcher_.queues(context);
   if (unexpected* u = q.find_unexpected(source, tag)) {
     q.remove_unexpected(u);
+    const bool long_inline = u->how == kind::inline_data && is_long_inline(u->size, u->flags);
     deliver(r, incoming{u->source, u->tag, u->how, u->flags, u->size, u->cookie, u->address,
-                        u->segments, u->slot, u->data});
+                        u->segments, u->slot, long_inline ? u->long_data.data() : u->data});
     matcher_.release(u);
     return r;
   }
@@ -653,13 +712,20 @@ bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacit
   if (static_cast<kind>(c.kind) != kind::inline_data || c.flags != 0 || c.context != context ||
       (tag == any_tag ? static_cast<std::uint32_t>(cell_tag) > static_cast<std::uint32_t>(tag_ub)
                       : cell_tag != tag) ||
-      size > std::min<std::size_t>(capacity, inline_capacity)) {
+      size > std::min<std::size_t>(capacity,
+                                   std::max<std::size_t>(inline_capacity, tune_.inline_max))) {
     return false;  // a truncation too: the general path reports it
   }
-  if (size) std::memcpy(buf, c.body, size);
+  std::uint64_t cells = 1;
+  if (size <= inline_capacity) {
+    if (size) std::memcpy(buf, c.body, size);
+  } else {
+    read_long_inline(ch, false, static_cast<unsigned char*>(buf), size);
+    cells = inline_cells(size, false);
+  }
   out = status{source, cell_tag, size, errc::success, false};
-  ++ch.head;
-  consumed(ch, source, 1);
+  ch.head += cells;
+  consumed(ch, source, cells);
   return true;
 }
 
@@ -679,7 +745,16 @@ void engine::deliver(request* r, const incoming& m) {
   if (m.size > r->bytes) r->result.error = errc::truncated;
   switch (m.how) {
     case kind::inline_data:
-      if (r->segments.count != 0) [[unlikely]] {
+      if (m.ring != nullptr) {  // a long one, still in its ring
+        const bool sync = (m.flags & flag::sync) != 0;
+        if (r->segments.count != 0) [[unlikely]] {
+          stage_.resize(n);
+          read_long_inline(*m.ring, sync, stage_.data(), n);
+          scatter(stage_.data(), r->segments.entries.get(), n);
+        } else {
+          read_long_inline(*m.ring, sync, static_cast<unsigned char*>(r->buffer), n);
+        }
+      } else if (r->segments.count != 0) [[unlikely]] {
         scatter(m.data, r->segments.entries.get(), n);
       } else if (n) {
         std::memcpy(r->buffer, m.data, n);
@@ -889,12 +964,13 @@ bool engine::drain(int source) {
   while (taken < tune_.drain_batch) {
     cell& c = ch.cells[ch.head & ring_mask_];
     if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(ch.head + 1)) break;
-    if (!handle_cell(ch, source, c)) {
+    const std::uint32_t cells = handle_cell(ch, source, c);
+    if (cells == 0) {
       handle_stalled_controls(source);
       break;
     }
-    ++ch.head;
-    ++taken;
+    ch.head += cells;
+    taken += cells;
   }
   if (taken == 0) return false;
   consumed(ch, source, taken);
@@ -915,14 +991,14 @@ void engine::consumed(in_channel& ch, int source, std::size_t taken) noexcept {
   }
 }
 
-bool engine::handle_cell(in_channel& ch, int source, cell& c) {
+std::uint32_t engine::handle_cell(in_channel& ch, int source, cell& c) {
   decoded_cell d;
   if (const fault f = decode_cell(c, limits_, d); f != fault::none) [[unlikely]] {
     corrupt(source, core::describe(f, d, limits_));
   }
   if (!is_message(d.how)) {
     if (d.how != kind::consumed) handle_control(source, d);
-    return true;
+    return 1;
   }
   if (d.how == kind::eager && dom_.slot_states(rank_)[d.slot].filled.load(
                                   std::memory_order_acquire) != eager_claim_word(source)) {
@@ -930,15 +1006,24 @@ bool engine::handle_cell(in_channel& ch, int source, cell& c) {
   }
   ch.last_flags = d.flags;
   const auto how = d.how;
-  const incoming m{source,   d.tag,     how,        d.flags, d.size,
-                   d.cookie, d.address, d.segments, d.slot,  c.body};
+  const incoming m{source,
+                   d.tag,
+                   how,
+                   d.flags,
+                   d.size,
+                   d.cookie,
+                   d.address,
+                   d.segments,
+                   d.slot,
+                   c.body,
+                   d.cells > 1 ? &ch : nullptr};
   context_queues& q = matcher_.queues(d.context);
   if (request* r = q.take_posted(source, m.tag)) {
     deliver(r, m);
-    return true;
+    return d.cells;
   }
   unexpected* u = matcher_.allocate();
-  if (u == nullptr) return false;  // bounded: leave it in the ring, the sender will wait
+  if (u == nullptr) return 0;  // bounded: leave it in the ring, the sender will wait
   u->arrival = ++arrivals_;
   u->source = source;
   u->tag = m.tag;
@@ -949,17 +1034,25 @@ bool engine::handle_cell(in_channel& ch, int source, cell& c) {
   u->address = m.address;
   u->segments = m.segments;
   u->slot = m.slot;
-  if (how == kind::inline_data && m.size) std::memcpy(u->data, c.body, m.size);
+  if (m.ring != nullptr) {
+    // The ring must move on: a long inline message waits in the descriptor's own buffer.
+    u->long_data.resize(m.size);
+    read_long_inline(ch, (m.flags & flag::sync) != 0, u->long_data.data(), m.size);
+  } else if (how == kind::inline_data && m.size) {
+    std::memcpy(u->data, c.body, m.size);
+  }
   q.add_unexpected(u);
-  return true;
+  return d.cells;
 }
 
 void engine::handle_stalled_controls(int source) {
   // The unexpected store is full and a message blocks the head of this ring. Control cells behind
   // it (acks, fins, clear-to-sends) must not wait for it, or two ranks could wait on each other:
   // handle them now and mark them consumed.
+  // Cells are decoded from the head on, each message stepped over whole: the cells after a long
+  // inline message's header are its data, not cells of their own.
   in_channel& ch = in_[source];
-  for (std::uint64_t pos = ch.head + 1; pos < ch.head + dom_.p().ring_cells; ++pos) {
+  for (std::uint64_t pos = ch.head; pos < ch.head + dom_.p().ring_cells;) {
     cell& c = ch.cells[pos & ring_mask_];
     if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pos + 1)) break;
     decoded_cell d;
@@ -970,6 +1063,7 @@ void engine::handle_stalled_controls(int source) {
       handle_control(source, d);
       c.kind = static_cast<std::uint8_t>(kind::consumed);
     }
+    pos += d.cells;
   }
 }
 

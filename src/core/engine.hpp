@@ -31,13 +31,11 @@ struct tuning {
   std::size_t max_unexpected = 0;  ///< RMPL_UNEXPECTED_MAX descriptors
   unsigned spin_polls = 0;         ///< RMPL_SPIN: empty polls before sleeping
   bool yield_when_idle = false;    ///< RMPL_YIELD: give the core away between empty polls
-  std::size_t drain_batch = 0;
-  unsigned fast_polls = 0;
-  std::size_t assist_min = 0;  ///< RMPL_ASSIST_MIN: rendezvous this large are copied by both sides
-  std::size_t assist_chunk =
-      0;  ///< RMPL_ASSIST_CHUNK: the unit either side claims          ///< polls of one ring by a
-          ///< blocking receive before the general path      ///< cells taken from one ring per pass
-          ///< (fairness between sources)
+  std::size_t drain_batch = 0;  ///< cells taken from one ring per pass (fairness between sources)
+  unsigned fast_polls = 0;      ///< polls of one ring by a blocking receive before the general path
+  std::size_t assist_min = 0;   ///< RMPL_ASSIST_MIN: rendezvous this large are copied by both sides
+  std::size_t assist_chunk = 0;  ///< RMPL_ASSIST_CHUNK: the unit either side claims
+  std::size_t inline_max = 0;    ///< from the segment: larger messages leave the ring's cells
 };
 
 class engine {
@@ -240,6 +238,8 @@ class engine {
     std::uint64_t segments;
     std::uint32_t slot;
     const unsigned char* data;
+    /// A long inline message still in its ring (read at ring->head), or nullptr: data holds it.
+    const in_channel* ring = nullptr;
   };
 
   static void relax(bool yield) noexcept {
@@ -266,7 +266,16 @@ class engine {
   // sending
   /// A free cell of the ring, or nullptr; messages leave `reserve` cells free for control cells.
   cell* claim_cell(out_channel& ch, std::uint64_t reserve) noexcept;
-  void publish(out_channel& ch, int dest, cell* c) noexcept;
+  /// Whether `cells` cells from the tail fit, leaving the reserve for control cells.
+  bool room_for(out_channel& ch, std::uint64_t cells) noexcept;
+  /// Publishes header cell `c` of a message taking `cells` cells (the rest written already).
+  void publish(out_channel& ch, int dest, cell* c, std::uint64_t cells = 1) noexcept;
+  /// Writes bytes [from, bytes) of a long inline message into the cells after the tail's.
+  void write_continuation(out_channel& ch, const unsigned char* data, std::size_t from,
+                          std::size_t bytes) noexcept;
+  /// Copies the first n bytes of the long inline message at the head of `ch` into `to`.
+  void read_long_inline(const in_channel& ch, bool sync, unsigned char* to,
+                        std::size_t n) const noexcept;
   bool emit(int dest, request* r);
   /// A send request of `bytes` bytes to `dest`, filled but for its data and not yet queued (what
   /// both start_send overloads share).
@@ -324,8 +333,9 @@ class engine {
   bool drain(int source);
   bool advance_activities();
   void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
-  /// A cell of `ch`, the ring from `source`: false if it must stay there for now.
-  bool handle_cell(in_channel& ch, int source, cell& c);
+  /// The cell at the head of `ch`, the ring from `source`: the cells it took (a long inline
+  /// message takes several), or 0 if it must stay there for now.
+  std::uint32_t handle_cell(in_channel& ch, int source, cell& c);
   void handle_control(int source, const decoded_cell& d);
   void handle_stalled_controls(int source);
   void deliver(request* r, const incoming& m);
@@ -364,6 +374,8 @@ class engine {
   matcher matcher_;
   std::uint64_t arrivals_ = 0;
   std::uint64_t posts_ = 0;
+  /// A long inline message on its way into a scattered receive (gathered from the ring first).
+  std::vector<unsigned char> stage_;
   std::size_t backlogged_ = 0;        ///< channels with a non-empty backlog
   std::size_t bounces_ = 0;           ///< bounce transfers in progress (either side)
   std::vector<request*> activities_;  ///< collectives in flight

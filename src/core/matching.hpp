@@ -34,6 +34,9 @@ struct unexpected {
   std::uint64_t segments = 0;  // rts: entries of the segment list at address (0: contiguous)
   std::uint32_t slot = 0;      // eager: the slot in this rank's pool
   unsigned char data[inline_capacity];
+  /// A long inline message's bytes, copied out of the ring (which must move on); the descriptor
+  /// is recycled with its buffer, so a steady stream of them allocates nothing.
+  std::vector<unsigned char> long_data;
 };
 
 class context_queues {

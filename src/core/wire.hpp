@@ -40,6 +40,30 @@ inline constexpr std::uint32_t inline_capacity = sizeof(cell::body);
 inline constexpr std::uint32_t inline_sync_capacity = inline_capacity - 8;  // the cookie takes 8
 inline constexpr std::size_t cookie_offset = inline_sync_capacity;
 
+/// A long inline message (fabric/shm/layout.hpp, continuation_bytes) of `size` bytes: the bytes its
+/// header cell's body holds (a sync cookie takes the body's last 8) and the cells it takes in all.
+constexpr std::uint32_t header_capacity(bool sync) noexcept {
+  return sync ? inline_sync_capacity : inline_capacity;
+}
+constexpr std::uint64_t inline_cells(std::uint64_t size, bool sync) noexcept {
+  const std::uint64_t head = header_capacity(sync);
+  using fabric::shm::continuation_bytes;
+  return size <= head ? 1 : 1 + (size - head + continuation_bytes - 1) / continuation_bytes;
+}
+
+/// Whether an inline message of `size` bytes with `flags` takes more than its header cell.
+constexpr bool is_long_inline(std::uint64_t size, std::uint8_t flags) noexcept {
+  return size > header_capacity(flags == flag::sync);
+}
+
+/// Where a continuation cell's data lies: everything after its seq word.
+inline unsigned char* continuation_data(cell& c) noexcept {
+  return reinterpret_cast<unsigned char*>(&c) + sizeof(std::uint32_t);
+}
+inline const unsigned char* continuation_data(const cell& c) noexcept {
+  return reinterpret_cast<const unsigned char*>(&c) + sizeof(std::uint32_t);
+}
+
 /// Bodies (at offset 0 of cell::body).
 struct eager_body {
   std::uint32_t slot;

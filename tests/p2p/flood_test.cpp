@@ -2,6 +2,7 @@
 // ranks the last one floods itself. Each pattern must finish without deadlock and deliver every
 // message, in order, intact.
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "mp_test.hpp"
@@ -19,8 +20,8 @@ int partner() {
   return rank() ^ 1;
 }
 
-/// The sizes flooded: one inline, one eager, one rendezvous (with the default thresholds), with a
-/// message count that keeps each case to a moment.
+/// The sizes flooded: one inline, one long inline (several ring cells), one eager, one rendezvous
+/// (with the default thresholds), with a message count that keeps each case to a moment.
 struct flood_case {
   const char* name;
   std::size_t bytes;
@@ -28,6 +29,7 @@ struct flood_case {
 };
 constexpr flood_case cases[] = {
     {"inline", 16, 20000},
+    {"long inline", 200, 20000},
     {"eager", 2000, 2000},
     {"rendezvous", 70000, 40},
 };
@@ -87,6 +89,44 @@ TEST_F(Flood, IsendAllThenReceiveAll) {
     }
     rmpl::wait_all(sends);
   }
+}
+
+// An ack stuck behind messages nobody has asked for yet: B's synchronous send completes only on
+// A's ack, which A publishes after 18 messages B takes last. With a store of 16 unexpected
+// messages (the small_store variant) B's ring from A stalls at the 17th, and the ack must be
+// found behind it: each message stepped over whole (a long inline one is several cells). Pairs
+// as the floods above; a rank left alone does both halves to itself.
+TEST_F(Flood, AckBehindUnexpectedMessages) {
+  auto comm = world();
+  const int a = rank() % 2 == 0 ? rank() : partner();
+  const int b = partner() == rank() ? rank() : (rank() % 2 == 0 ? partner() : rank());
+  constexpr std::uint32_t count = 18;
+  const std::size_t bytes = 200;  // long inline with the default RMPL_INLINE_MAX (5 cells)
+  const std::vector<std::byte> token(8, std::byte{7});
+  std::vector<std::byte> got(token.size());
+  std::optional<rmpl::request> ssend;
+  if (rank() == b) ssend = comm.isend(token, a, 7, rmpl::send_mode::synchronous);
+  std::vector<std::vector<std::byte>> messages;
+  std::vector<rmpl::request> sends;
+  if (rank() == a) {
+    messages.reserve(count);
+    for (std::uint32_t seq = 0; seq < count; ++seq) {
+      messages.push_back(make_message(bytes, a, seq));
+      sends.push_back(comm.isend(messages.back(), b, 1));
+    }
+    comm.recv(got, b, 7);  // acks B's synchronous send behind the 18 messages
+  }
+  if (rank() == b) {
+    ssend->wait();
+    std::vector<std::byte> buffer(bytes);
+    for (std::uint32_t seq = 0; seq < count; ++seq) {
+      rmpl::status st = comm.recv(buffer, a, 1);
+      if (!HasFailure()) {
+        EXPECT_EQ(check_message(buffer, st, bytes, a, seq), "");
+      }
+    }
+  }
+  rmpl::wait_all(sends);
 }
 
 // Each rank posts every receive first, then sends everything with blocking sends: posted receives

@@ -1,7 +1,8 @@
-// Message sizes across every protocol threshold, from 1 byte to 64 MiB: inline (up to 48 bytes),
-// eager (up to RMPL_EAGER_MAX), rendezvous (single copy, or pipelined through bounce buffers with
-// RMPL_SINGLE_COPY=0). Odd sizes, buffers misaligned by 0..7 bytes, receive buffers larger than the
-// message, and every byte checked, plus guard bytes around the receive area.
+// Message sizes across every protocol threshold, from 1 byte to 64 MiB: inline (up to 48 bytes in
+// one cell, up to RMPL_INLINE_MAX in several), eager (up to RMPL_EAGER_MAX), rendezvous (single
+// copy, or pipelined through bounce buffers with RMPL_SINGLE_COPY=0). Odd sizes, buffers misaligned
+// by 0..7 bytes, receive buffers larger than the message, and every byte checked, plus guard bytes
+// around the receive area.
 #include <algorithm>
 #include <vector>
 
@@ -23,8 +24,10 @@ std::vector<std::size_t> test_sizes() {
   // clang-format off
   std::vector<std::size_t> sizes = {
       1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33,
-      47, 48, 49,                         // the inline limit
-      63, 64, 65, 127, 129, 255, 257, 1000, 1023, 1024, 1025, 4095, 4097, 8191, 8193,
+      40, 41, 47, 48, 49,                 // the inline limit (sync: 40)
+      63, 64, 65, 108, 109, 127, 129, 168, 169,  // long inline: 48 + 60 per extra cell
+      255, 257, 1000, 1023, 1024, 1025,          // the default long inline limit (1 KiB)
+      4095, 4097, 8191, 8193,
       16383, 16384, 16385,                // the default eager limit
       32767, 32769, 65535, 65536, 65537,  // one bounce chunk
       131073, 262143, 262144, 262145,     // a full bounce ring

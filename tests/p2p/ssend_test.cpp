@@ -19,7 +19,9 @@ using rmpl_test::world;
 class Ssend : public rmpl_test::collective {};
 
 constexpr int receiver_delay_ms = 200;
-constexpr std::size_t sizes[] = {0, 8, 1000, 100000};  // nothing, inline, eager, rendezvous
+// nothing, inline, inline in two cells (a sync cookie leaves 40 bytes in the first), inline in
+// many cells, eager, rendezvous
+constexpr std::size_t sizes[] = {0, 8, 44, 1000, 4000, 100000};
 
 enum class how { issend_and_test, issend_and_wait, blocking_ssend };
 constexpr how all_ways[] = {how::issend_and_test, how::issend_and_wait, how::blocking_ssend};

@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
   cell forged{};
   std::string expected;
   if (which == "inline_size") {
-    set(forged, kind::inline_data, 1, 49);
-    expected = "inline size 49";
+    // One byte more than a long inline message (several cells) may carry.
+    const auto size = static_cast<std::uint32_t>(engine.tune().inline_max + 1);
+    set(forged, kind::inline_data, 1, size);
+    expected = "inline size " + std::to_string(size);
   } else if (which == "tag") {
     set(forged, kind::inline_data, -5, 4);
     expected = "tag -5";

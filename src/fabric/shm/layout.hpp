@@ -12,13 +12,14 @@ namespace rmpl::fabric::shm {
 
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
-inline constexpr std::uint32_t segment_version = 3;
+inline constexpr std::uint32_t segment_version = 4;
 
 /// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
 struct params {
   std::uint32_t nranks = 1;
-  std::uint32_t ring_cells = 128;          ///< cells per directed pair ring (power of two)
-  std::uint32_t eager_slots = 64;          ///< eager slots per receiver
+  std::uint32_t ring_cells = 128;  ///< cells per directed pair ring (power of two)
+  std::uint32_t inline_max = 256;  ///< largest message carried in ring cells (continuation_bytes)
+  std::uint32_t eager_slots = 64;  ///< eager slots per receiver
   std::uint32_t eager_slot_bytes = 16384;  ///< bytes per eager slot: the eager/rendezvous threshold
   std::uint32_t bounce_chunks = 4;  ///< pipelined-copy chunks per directed pair (fallback path)
   std::uint32_t bounce_chunk_bytes = 65536;
@@ -76,6 +77,21 @@ struct alignas(cache_line) cell {
   unsigned char body[48];
 };
 static_assert(sizeof(cell) == cache_line);
+
+/// A message too long for one cell's body but at most params::inline_max bytes travels in the ring
+/// itself: its first bytes in the body of its header cell, the rest in the cells right after it,
+/// 60 bytes each after their own seq word (core/wire.hpp). Every cell keeps its seq, written as
+/// for a cell of its own, so that a later lap never mistakes data left in it for a header. The
+/// receiver then reads lines that only this pair writes, where an eager slot costs the claim in
+/// the pool map, the slot's state and its data (each a line crossing between cores).
+inline constexpr std::uint32_t continuation_bytes = cache_line - sizeof(std::uint32_t);
+static_assert(sizeof(cell::seq) == sizeof(std::uint32_t));
+
+/// The largest inline_max a ring of `ring_cells` cells takes: a message in at most a quarter of
+/// the ring, so that a long message always leaves room for the control cells its pair needs.
+constexpr std::uint32_t long_inline_limit(std::uint32_t ring_cells) noexcept {
+  return static_cast<std::uint32_t>(sizeof(cell::body)) + (ring_cells / 4 - 1) * continuation_bytes;
+}
 
 /// A directed pair ring (src -> dst), stored with the receiver's areas.
 struct alignas(cache_line) ring_control {

@@ -59,6 +59,20 @@ params params_from_env(int nranks) {
   if (!is_power_of_two(p.ring_cells)) {
     base::fail(errc::invalid_argument, "RMPL_RING_CELLS={} must be a power of two", p.ring_cells);
   }
+  // Messages up to 256 bytes travel in the ring's cells (layout.hpp, continuation_bytes). Measured
+  // (2 ranks, blocks of 2000 ping-pongs alternating both forms in one job): 100-256 B one-way
+  // 0.43-0.68x the eager time (the eager form's pool claim, slot state and free each cross between
+  // the cores); from ~512 B on, a receive that takes the general path (a posted or synchronous
+  // one) ran 1.03-1.19x slower in cells than from a slot, so larger messages stay eager.
+  const std::uint32_t most = long_inline_limit(p.ring_cells);
+  p.inline_max = static_cast<std::uint32_t>(
+      base::env_size("RMPL_INLINE_MAX", std::min<std::uint32_t>(256, most), 0, 1u << 20));
+  if (p.inline_max > most) {
+    base::fail(errc::invalid_argument,
+               "RMPL_INLINE_MAX={} is more than a ring of {} cells carries ({} bytes: a message "
+               "takes at most a quarter of the ring; raise RMPL_RING_CELLS)",
+               p.inline_max, p.ring_cells, most);
+  }
   // A deep pool lets senders run ahead of a busy receiver (8 ranks sending to one on 2 cores:
   // 64 slots shared by 7 senders held all-to-one to half the rate of 512). The lowest-free-slot
   // claim keeps the slots in use, and so the pages touched, to what the traffic needs; the depth
@@ -204,14 +218,16 @@ mapping::mapping(int fd) {
   // ranges params_from_env allows, or this is no segment of ours.
   const params& p = h.p;
   if (p.nranks < 1 || p.nranks > 4096 || p.ring_cells < 4 || (p.ring_cells & (p.ring_cells - 1)) ||
-      p.eager_slots < 1 || p.eager_slot_bytes < 64 || p.bounce_chunks < 2 ||
-      p.bounce_chunk_bytes < 4096 || p.coll_slots < 1 || p.coll_area_bytes < 1024) {
+      p.inline_max > long_inline_limit(p.ring_cells) || p.eager_slots < 1 ||
+      p.eager_slot_bytes < 64 || p.bounce_chunks < 2 || p.bounce_chunk_bytes < 4096 ||
+      p.coll_slots < 1 || p.coll_area_bytes < 1024) {
     ::munmap(mem, bytes_);
     base::fail(
         errc::internal,
-        "the job segment's parameters are out of range (ranks {}, ring cells {}, eager slots "
-        "{} of {} bytes, bounce chunks {} of {} bytes, collective areas {} of {} bytes)",
-        p.nranks, p.ring_cells, p.eager_slots, p.eager_slot_bytes, p.bounce_chunks,
+        "the job segment's parameters are out of range (ranks {}, ring cells {}, inline max {}, "
+        "eager slots {} of {} bytes, bounce chunks {} of {} bytes, collective areas {} of {} "
+        "bytes)",
+        p.nranks, p.ring_cells, p.inline_max, p.eager_slots, p.eager_slot_bytes, p.bounce_chunks,
         p.bounce_chunk_bytes, p.coll_slots, p.coll_area_bytes);
   }
   const layout l(h.p);  // recomputed, never trusted from the header
