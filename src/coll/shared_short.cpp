@@ -87,8 +87,9 @@ class short_call {
     }
   }
 
-  /// Waits until every other member has published line i of call k.
-  void wait_line_arrivals(std::uint64_t i) {
+  /// Waits until every other member has published line i of call k (of a one-line call, line 0 is
+  /// its slot).
+  void wait_arrivals(std::uint64_t i = 0) {
     e_.wait_until([&] {
       for (int r = 0; r < size(); ++r) {
         if (r != rank() && !line_arrived(r, i)) return false;
@@ -96,15 +97,7 @@ class short_call {
       return true;
     });
   }
-  /// Waits until every other member (or member r) has published call k.
-  void wait_arrivals() {
-    e_.wait_until([&] {
-      for (int r = 0; r < size(); ++r) {
-        if (r != rank() && !arrived(r)) return false;
-      }
-      return true;
-    });
-  }
+  /// Waits until member r has published call k.
   void wait_arrival(int r) {
     e_.wait_until([&] { return arrived(r); });
   }
@@ -145,13 +138,13 @@ void fold_slots(const short_call& call, const reduction& op, std::size_t len, co
   }
 }
 
-/// Waits for the other members' slots of the call, reads them with `read` and finishes the call,
-/// also when the wait or `read` throws (a rank died, a user operator threw): the slots of this call
-/// are read no more either way.
+/// Waits for the other members' line `line` of the call (a one-line call: their slots), reads them
+/// with `read` and finishes the call, also when the wait or `read` throws (a rank died, a user
+/// operator threw): the slots of this call are read no more either way.
 template <class Read>
-void read_arrivals(short_call& call, Read&& read) {
+void read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0) {
   try {
-    call.wait_arrivals();
+    call.wait_arrivals(line);
     read();
   } catch (...) {
     call.finish();
@@ -256,14 +249,12 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
   const auto members = static_cast<std::size_t>(c.size);
   const std::size_t block = in.size() / members;
   const std::size_t lines = alltoall_short_lines(c.size, block);
-  // One line (all blocks together fit, the common case) needs no division: block j at j * block.
-  const bool one_line = lines == 1;
   short_call call(e, c, lines);
   // Rank r's lines hold its n outgoing blocks, as many whole ones per line as fit (per_line),
   // side by side; rank j polls and reads only the line that holds block j of each member: one
   // line read per other member, however many lines the call has. A wide call still ends with one
   // fence and one round of doorbells; its lines are published in order, each with its number.
-  const std::size_t per_line = one_line ? members : short_max / block;
+  const std::size_t per_line = lines == 1 ? members : short_max / block;  // block may be 0
   call.make_room();
   for (std::size_t i = 0, at = 0; i < lines; ++i, at += per_line) {
     const std::size_t count = std::min(per_line, members - at);
@@ -273,21 +264,18 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
   }
   call.wake_others();
   const auto me = static_cast<std::size_t>(call.rank());
-  const std::size_t mine = one_line ? 0 : me / per_line;
-  const std::size_t offset = (one_line ? me : me % per_line) * block;
-  try {
-    call.wait_line_arrivals(mine);
-  } catch (...) {
-    call.finish();
-    throw;
-  }
-  if (block != 0) {  // `out` may be null otherwise
-    std::byte* to = out.data();
-    for (int r = 0; r < call.size(); ++r, to += block) {
-      std::memcpy(to, call.line(r, mine).payload + offset, block);
-    }
-  }
-  call.finish();
+  const std::size_t mine = me / per_line;
+  const std::size_t offset = me % per_line * block;
+  read_arrivals(
+      call,
+      [&] {
+        if (block == 0) return;  // `out` may be null then
+        std::byte* to = out.data();
+        for (int r = 0; r < call.size(); ++r, to += block) {
+          std::memcpy(to, call.line(r, mine).payload + offset, block);
+        }
+      },
+      mine);
 }
 
 }  // namespace rmpl::coll
