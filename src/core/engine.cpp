@@ -687,10 +687,10 @@ request* engine::post_recv(request* r) {
 bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source,
                            int tag, status& out) {
   // A blocking receive from one source, with nothing posted and nothing held from that source, must
-  // take the next message in that source's ring if it matches. When that message is an inline cell
-  // it is copied straight into the user's buffer: no request, no queue. Anything else, or no
-  // message within a short spin, goes the general way (which also keeps every other ring
-  // progressing).
+  // take the next message in that source's ring if it matches. When that message is a standard
+  // inline or eager one it is copied straight into the user's buffer: no request, no queue.
+  // Anything else, or no message within a short spin, goes the general way (which also keeps every
+  // other ring progressing).
   if (source < 0 || source >= size_ || context > 0xffff ||
       (tag != any_tag && (tag < 0 || tag > tag_ub)) || (buf == nullptr && capacity > 0) ||
       backlogged_ > 0 || bounces_ > 0) {
@@ -705,6 +705,8 @@ bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacit
     if (polls >= tune_.fast_polls) return false;
     relax(false);
   }
+  if (static_cast<kind>(c.kind) == kind::eager)
+    return fast_recv_eager(ch, c, context, buf, capacity, source, tag, out);
   // Each field is read once (the peer could rewrite it between a check and a use); anything odd
   // is left to the general path, which reports it.
   const int cell_tag = read_once(c.tag);
@@ -727,6 +729,32 @@ bool engine::try_fast_recv(std::uint32_t context, void* buf, std::size_t capacit
   ch.head += cells;
   consumed(ch, source, cells);
   return true;
+}
+
+bool engine::fast_recv_eager(in_channel& ch, cell& c, std::uint32_t context, void* buf,
+                             std::size_t capacity, int source, int tag, status& out) {
+  // Decoded and checked as the general path would (every field read once); anything it would
+  // report, or a message for another receive, a synchronous one or a truncation, is left to it.
+  decoded_cell d;
+  if (decode_cell(c, limits_, d) != fault::none || d.flags != 0 || d.context != context ||
+      (tag != any_tag && d.tag != tag) || d.size > capacity ||
+      dom_.slot_states(rank_)[d.slot].filled.load(std::memory_order_acquire) !=
+          eager_claim_word(source)) {
+    return false;
+  }
+  if (d.size) std::memcpy(buf, dom_.slot(rank_, d.slot), d.size);
+  release_slot(d.slot);
+  out = status{source, d.tag, d.size, errc::success, false};
+  ++ch.head;
+  consumed(ch, source, 1);
+  return true;
+}
+
+void engine::release_slot(std::uint32_t slot) noexcept {
+  // Senders may claim it again: its bit cleared with release, after the copy-out.
+  dom_.slot_states(rank_)[slot].filled.store(0, std::memory_order_relaxed);
+  dom_.pool(rank_)[slot / 64].used.fetch_and(~(std::uint64_t{1} << (slot % 64)),
+                                             std::memory_order_release);
 }
 
 status engine::recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag) {
@@ -760,19 +788,14 @@ void engine::deliver(request* r, const incoming& m) {
         std::memcpy(r->buffer, m.data, n);
       }
       break;
-    case kind::eager: {
-      chunk_state& slot_state = dom_.slot_states(rank_)[m.slot];
+    case kind::eager:
       if (r->segments.count != 0) [[unlikely]] {
         scatter(dom_.slot(rank_, m.slot), r->segments.entries.get(), n);  // no staging either
       } else if (n) {
         std::memcpy(r->buffer, dom_.slot(rank_, m.slot), n);
       }
-      // Senders may claim it again: its bit cleared with release, after the copy-out.
-      slot_state.filled.store(0, std::memory_order_relaxed);
-      dom_.pool(rank_)[m.slot / 64].used.fetch_and(~(std::uint64_t{1} << (m.slot % 64)),
-                                                   std::memory_order_release);
+      release_slot(m.slot);
       break;
-    }
     case kind::rts:
       if (dom_.single_copy()) {
         // The receiver-initiated zero-copy transfer: one copy from the sender's buffer into ours.

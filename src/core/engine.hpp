@@ -327,6 +327,11 @@ class engine {
            static_cast<std::uint32_t>(ch.head + 1);
   }
   int claim_slot(int dest) noexcept;
+  /// Frees eager slot `slot` of this rank's pool once its message is copied out.
+  void release_slot(std::uint32_t slot) noexcept;
+  /// try_fast_recv's eager half: the standard eager message in cell `c` at the head of `ch`.
+  bool fast_recv_eager(in_channel& ch, cell& c, std::uint32_t context, void* buf,
+                       std::size_t capacity, int source, int tag, status& out);
   void complete_send(request* r) noexcept;
 
   // receiving
