@@ -7,6 +7,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -114,6 +115,12 @@ class engine {
   /// "recv on rank 1 from any source (tag 3, 100 bytes)": names a request in error messages.
   std::string describe(const request& r) const;
 
+  /// For benchmarks that compare protocols within one job (bench/protocol_ab.cpp): the largest
+  /// message this rank sends in ring cells, up to the segment's RMPL_INLINE_MAX (which every
+  /// receiver accepts whatever the senders choose).
+  void limit_inline_for_bench(std::size_t bytes) noexcept {
+    tune_.inline_max = std::min<std::size_t>(bytes, dom_.p().inline_max);
+  }
   /// For tests of the checks only: publishes a cell to `dest` as written (every field but seq),
   /// as a broken or hostile peer could.
   void forge_cell_for_test(int dest, const cell& fields);
