@@ -771,11 +771,6 @@ void engine::deliver(request* r, const incoming& m) {
   r->message_bytes = m.size;
   const std::size_t n = std::min(m.size, r->bytes);
   if (m.size > r->bytes) r->result.error = errc::truncated;
-  // A synchronous inline or eager message is matched now: ack before copying, so that the sender
-  // learns it while this rank copies (its data is in this rank's ring or pool, not its buffer).
-  if ((m.flags & flag::sync) && m.how != kind::rts) {
-    send_control(m.source, kind::ack, control_body{m.cookie, 0});
-  }
   switch (m.how) {
     case kind::inline_data:
       if (m.ring != nullptr) {  // a long one, still in its ring
@@ -839,6 +834,9 @@ void engine::deliver(request* r, const incoming& m) {
       return;
     default:
       break;
+  }
+  if ((m.flags & flag::sync) && m.how != kind::rts) {
+    send_control(m.source, kind::ack, control_body{m.cookie, 0});
   }
   r->result.bytes = n;
   r->st = state::complete;
