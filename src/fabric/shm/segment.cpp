@@ -60,10 +60,11 @@ params params_from_env(int nranks) {
     base::fail(errc::invalid_argument, "RMPL_RING_CELLS={} must be a power of two", p.ring_cells);
   }
   // Messages up to 256 bytes travel in the ring's cells (layout.hpp, continuation_bytes). Measured
-  // (2 ranks, blocks of 2000 ping-pongs alternating both forms in one job): 100-256 B one-way
-  // 0.43-0.68x the eager time (the eager form's pool claim, slot state and free each cross between
-  // the cores); from ~512 B on, a receive that takes the general path (a posted or synchronous
-  // one) ran 1.03-1.19x slower in cells than from a slot, so larger messages stay eager.
+  // with bench/protocol_ab.cpp (2 ranks, blocks of 2000 ping-pongs alternating both forms in one
+  // job; docs/benchmarks.md): one-way time in cells over eager 0.58-0.79 at 64 B, 0.67-1.00 at
+  // 256 B (the eager form's pool claim, slot state and free each cross between the cores), but
+  // 0.93-1.11 at 512 B and 1.10-1.27 at 1 KiB, where one contiguous slot copies faster: larger
+  // messages stay eager.
   const std::uint32_t most = long_inline_limit(p.ring_cells);
   p.inline_max = static_cast<std::uint32_t>(
       base::env_size("RMPL_INLINE_MAX", std::min<std::uint32_t>(256, most), 0, 1u << 20));
