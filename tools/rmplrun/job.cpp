@@ -34,10 +34,11 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 constexpr auto grace = std::chrono::seconds(1);  // between the polite signal and SIGKILL
-// After a rank fails, how long the others that are inside rmpl have to notice (an error naming the
+// After a rank fails, how long the others that joined rmpl have to notice (an error naming the
 // failed rank, within their next wake-up) and end on their own, reporting it, before the job is
-// ended for them. Ranks that are not inside rmpl (never joined, or finalized) cannot notice and
-// are not waited for.
+// ended for them. A finalized rank is waited for too: it may just have returned from a finalize
+// that reported the death and be writing that report (killing it at once lost its output). Ranks
+// that never joined cannot notice and are not waited for.
 constexpr auto survivors_grace = std::chrono::seconds(2);
 // How long output is still relayed after the last rank has been reaped and the group swept: only a
 // process that left the job's group (setsid) can hold a pipe open that long.
@@ -91,12 +92,13 @@ class job {
   /// Whether `rank`'s end (reaped with `wait_status`) fails the job, and why; marks it dead in the
   /// segment if so, so that peers waiting for it report an error.
   std::optional<failure> failure_of(int rank, pid_t pid, int wait_status);
-  /// Ends the job with `status`, after survivors_grace if some rank is inside rmpl.
+  /// Ends the job with `status`, after survivors_grace if some rank that joined is still running.
   void fail(int status);
   /// Some rank joined the job (alive or finalized).
   bool anyone_joined() const noexcept;
-  /// Some rank still running is inside rmpl (joined, not finalized): it can notice a death.
-  bool anyone_inside() const noexcept;
+  /// Some rank that joined rmpl (alive or finalized) is still running: it can notice a death, or
+  /// is reporting one.
+  bool anyone_joined_running() const noexcept;
   void on_signal(int sig);
   void begin_end(int sig, int status);
   void signal_all(int sig);
@@ -380,7 +382,7 @@ std::optional<job::failure> job::failure_of(int rank, pid_t pid, int wait_status
 void job::fail(int status) {
   failed_ = true;
   status_ = status;
-  if (anyone_inside()) {
+  if (anyone_joined_running()) {
     survivors_until_ = clock::now() + survivors_grace;
   } else {
     begin_end(SIGTERM, status);
@@ -397,10 +399,12 @@ bool job::anyone_joined() const noexcept {
   return false;
 }
 
-bool job::anyone_inside() const noexcept {
+bool job::anyone_joined_running() const noexcept {
+  using rmpl::fabric::shm::rank_state;
   for (int r = 0; r < opt_.nranks; ++r) {
+    const rank_state state = view_.state(r);
     if (pids_[static_cast<std::size_t>(r)] != 0 &&
-        view_.state(r) == rmpl::fabric::shm::rank_state::alive) {
+        (state == rank_state::alive || state == rank_state::finalized)) {
       return true;
     }
   }
