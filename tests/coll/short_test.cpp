@@ -27,6 +27,9 @@ using rmpl_test::world;
 class ShortProtocol : public rmpl_test::collective {};
 
 constexpr std::size_t max_doubles = rmpl::coll::short_max / sizeof(double);  // 7
+/// Slots of each member's ring: how far a writer may run ahead.
+constexpr int depth = static_cast<int>(rmpl::fabric::shm::area_flags::short_depth);
+constexpr int half = depth / 2;
 
 /// Byte b of the block that communicator rank `from` sends to rank `to` in call `call` (an
 /// allgather's block has to = 0): distinct for every sender, so a block read from another rank's
@@ -157,20 +160,20 @@ std::uint64_t world_short_calls() {
   return rmpl::detail::world_comm()->kernel.short_calls;
 }
 
-// Many times round the ring (depth 16), with a rank lagging by up to 20 ms: on the world (every
-// call of which takes the short protocol), on a communicator whose rank order is the job's
-// reversed, and on the two halves of a split (ranks of each half interleaved with the other's).
+// Many times round the ring, with a rank lagging by up to 20 ms: on the world (every call of which
+// takes the short protocol), on a communicator whose rank order is the job's reversed, and on the
+// two halves of a split (ranks of each half interleaved with the other's).
 TEST_F(ShortProtocol, WrapsAroundWithEveryValueChecked) {
   const std::uint64_t before = world_short_calls();
   std::uint64_t numbers = 0;
-  run_checked_calls(world(), 1200, size() - 1, 0, &numbers);
+  run_checked_calls(world(), 8 * depth, size() - 1, 0, &numbers);
   EXPECT_EQ(world_short_calls() - before, numbers) << "not every call took the short protocol";
   rmpl::communicator reversed = world().split(0, size() - rank());
   ASSERT_TRUE(reversed);
-  run_checked_calls(reversed, 600, 0, 3);
-  rmpl::communicator half = world().split(rank() % 2, size() - rank());
-  ASSERT_TRUE(half);
-  run_checked_calls(half, 600, half.size() - 1, 5);
+  run_checked_calls(reversed, 4 * depth, 0, 3);
+  rmpl::communicator halves = world().split(rank() % 2, size() - rank());
+  ASSERT_TRUE(halves);
+  run_checked_calls(halves, 4 * depth, halves.size() - 1, 5);
 }
 
 // Without forcing, blocking allgathers of blocks up to short_max and alltoalls of up to short_max
@@ -195,15 +198,20 @@ TEST_F(ShortProtocol, ExchangesChooseShortAutomatically) {
 
 // The root runs up to the ring's depth of broadcasts ahead of the sleeping others, then joins an
 // allgather or alltoall, whose slot is then the one of a broadcast not yet read: it must wait
-// until the readers left it. Every number of broadcasts from 0 to 24, so the exchange's call
-// meets the ring's every position and the waits of the half-ring counts.
+// until the readers left it. Numbers of broadcasts around 0, half the ring and the whole ring, so
+// the exchange's call meets the waits of the half-ring counts and the full ring from every side.
 TEST_F(ShortProtocol, ExchangeAfterRootRanAhead) {
   coll_test::forced_algorithm b("broadcast", "short");
   coll_test::forced_algorithm g("allgather", "short");
   coll_test::forced_algorithm a("alltoall", "short");
+  std::vector<int> aheads;
+  for (int i = 0; i <= 8; ++i) aheads.push_back(i);
+  for (int i = half - 4; i <= half + 4; ++i) aheads.push_back(i);
+  for (int i = depth - 8; i <= depth + 8; ++i) aheads.push_back(i);
+  const int runs = 2 * static_cast<int>(aheads.size());
   const int root = size() / 2;
-  for (int run = 0; run < 50 && !HasFailure(); ++run) {
-    const int ahead = run % 25;
+  for (int run = 0; run < runs && !HasFailure(); ++run) {
+    const int ahead = aheads[static_cast<std::size_t>(run) % aheads.size()];
     SCOPED_TRACE(::testing::Message() << ahead << " broadcasts ahead, run " << run);
     if (rank() != root) rmpl_test::sleep_ms(10);
     for (int i = 0; i < ahead; ++i) {
@@ -212,7 +220,7 @@ TEST_F(ShortProtocol, ExchangeAfterRootRanAhead) {
       world().broadcast(data, root);
       ASSERT_EQ(data, call_values(root, 2, run * 100 + i)) << "broadcast " << i;
     }
-    if (run < 25) {
+    if (run < runs / 2) {
       check_allgather(world(), 8, run, false);
     } else {
       check_alltoall(world(), alltoall_short_block(world()), run);
@@ -220,22 +228,22 @@ TEST_F(ShortProtocol, ExchangeAfterRootRanAhead) {
   }
 }
 
-// The root broadcasts 200 times in a row while every other rank is asleep: it must run ahead
-// until the ring is full, then wait (not overwrite a slot not yet read), and every value arrives.
-// Likewise the non-roots of a reduce run ahead of a sleeping root.
+// The root broadcasts twice the ring's depth and more in a row while every other rank is asleep:
+// it must run ahead until the ring is full, then wait (not overwrite a slot not yet read), and
+// every value arrives. Likewise the non-roots of a reduce run ahead of a sleeping root.
 TEST_F(ShortProtocol, RootRunsManyCallsAhead) {
   coll_test::forced_algorithm b("broadcast", "short");
   coll_test::forced_algorithm r("reduce", "short");
   const int root = size() / 2;
   if (rank() != root) rmpl_test::sleep_ms(50);
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 2 * depth + 8; ++i) {
     std::vector<double> data =
         rank() == root ? call_values(root, 3, i) : std::vector<double>(3, -1);
     world().broadcast(data, root);
     ASSERT_EQ(data, call_values(root, 3, i)) << "broadcast " << i;
   }
   if (rank() == root) rmpl_test::sleep_ms(50);
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 2 * depth + 8; ++i) {
     std::vector<double> in = call_values(rank(), 2, i), out(2, -1);
     world().reduce(in, out, rmpl::ops::sum{}, root);
     if (rank() == root) {

@@ -12,7 +12,7 @@ namespace rmpl::fabric::shm {
 
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
-inline constexpr std::uint32_t segment_version = 4;
+inline constexpr std::uint32_t segment_version = 5;
 
 /// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
 struct params {
@@ -141,8 +141,13 @@ struct alignas(cache_line) area_flags {
     std::atomic<std::uint64_t> call{0};  ///< the short call whose payload this is (written last)
     unsigned char payload[cache_line - sizeof(std::uint64_t)];
   };
-  /// Slots per member: how many short calls a writer may run ahead of the slowest reader.
-  static constexpr std::uint32_t short_depth = 16;
+  /// Slots per member: how many short calls a writer may run ahead of the slowest reader. Deep,
+  /// because with ranks outnumbering cores a reader only runs when it gets a core, and then reads
+  /// every call published meanwhile at no cost but a line each: 8 B broadcasts back to back took
+  /// 0.50-0.66 µs at depth 16, 0.24 at 64, 0.13 at 256 (4 ranks on 2 cores; 8 ranks 1.0-1.2,
+  /// 0.43, 0.28; reduce alike; interleaved runs of rmpl-bench-collectives --quick, 2026-11-23).
+  /// 16 KiB per member and area.
+  static constexpr std::uint32_t short_depth = 256;
   short_slot short_slots[short_depth];
 };
 static_assert(sizeof(area_flags::short_slot) == cache_line);
