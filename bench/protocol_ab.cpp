@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "api/runtime.hpp"
+#include "timing.hpp"
 
 namespace {
 
@@ -72,16 +73,6 @@ double round_trips(rmpl::core::engine& e, pattern how, std::size_t bytes, int it
   return us / iters / 2;
 }
 
-std::vector<std::size_t> parse_sizes(const char* list) {
-  std::vector<std::size_t> sizes;
-  for (const char* p = list; *p != '\0';) {
-    char* end = nullptr;
-    sizes.push_back(std::strtoull(p, &end, 10));
-    p = *end == ',' ? end + 1 : end;
-  }
-  return sizes;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,7 +81,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string opt = argv[i];
     if (opt == "--bytes") {
-      sizes = parse_sizes(argv[i + 1]);
+      auto parsed = rmpl_bench::parse_sizes(argv[i + 1], std::size_t{1} << 20);
+      if (!parsed) {
+        std::fprintf(stderr, "%s: --bytes wants sizes up to 1 MiB, e.g. 64,256,1024; got '%s'\n",
+                     argv[0], argv[i + 1]);
+        return 2;
+      }
+      sizes = std::move(*parsed);
     } else if (opt == "--blocks") {
       blocks = std::max(2, std::atoi(argv[i + 1]));
     } else if (opt == "--iters") {

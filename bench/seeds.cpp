@@ -423,23 +423,6 @@ struct options {
   std::array<bool, 8> chosen{true, true, true, true, true, true, true, true};
 };
 
-/// "a,b,c" as sizes, ascending (the order of the points); nothing on a malformed list or a size
-/// beyond an int count (seeds.c's limit, which MPI's counts set).
-std::optional<std::vector<std::size_t>> parse_sizes(std::string_view s) {
-  std::vector<std::size_t> out;
-  for (;;) {
-    const std::size_t len = std::min(s.find(','), s.size());
-    unsigned long long v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + len, v);
-    if (len == 0 || ec != std::errc() || end != s.data() + len || v > INT_MAX) return std::nullopt;
-    out.push_back(static_cast<std::size_t>(v));
-    if (len == s.size()) break;
-    s.remove_prefix(len + 1);
-  }
-  std::stable_sort(out.begin(), out.end());
-  return out;
-}
-
 /// "latency,stream" as the chosen cases; false on an unknown name.
 bool parse_cases(std::string_view s, std::array<bool, 8>& chosen) {
   chosen.fill(false);
@@ -467,7 +450,8 @@ std::optional<options> parse(int argc, char** argv) {
       o.target = std::atof(argv[++i]);
       if (!(o.target > 0)) return std::nullopt;
     } else if (arg == "--sizes" && has_value) {
-      auto sizes = parse_sizes(argv[++i]);
+      // At most an int count: seeds.c's limit, which MPI's counts set.
+      auto sizes = rmpl_bench::parse_sizes(argv[++i], INT_MAX);
       if (!sizes) return std::nullopt;
       o.sizes = std::move(*sizes);
       o.sizes_given = true;

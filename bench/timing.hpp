@@ -1,10 +1,15 @@
-// What the benchmark programs share: the seconds each measured point should take (--quick, --time)
-// and, for the single-process references, the calibration that sizes a timed run to that target.
+// What the benchmark programs share: the seconds each measured point should take (--quick, --time),
+// the list of message sizes (--sizes, --bytes) and, for the single-process references, the
+// calibration that sizes a timed run to that target.
 #pragma once
 
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
 #include <cstdlib>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace rmpl_bench {
 
@@ -23,6 +28,24 @@ inline std::optional<double> target_seconds(int argc, char** argv) {
     }
   }
   return target;
+}
+
+/// "8,1024,65536" as sizes in bytes, sorted, each once; nothing if an item is empty, not a plain
+/// decimal number or above `max` (the caller prints its usage).
+inline std::optional<std::vector<std::size_t>> parse_sizes(std::string_view s, std::size_t max) {
+  std::vector<std::size_t> out;
+  for (;;) {
+    const std::size_t len = std::min(s.find(','), s.size());
+    unsigned long long v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + len, v);
+    if (len == 0 || ec != std::errc() || end != s.data() + len || v > max) return std::nullopt;
+    out.push_back(static_cast<std::size_t>(v));
+    if (len == s.size()) break;
+    s.remove_prefix(len + 1);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 struct timed_run {

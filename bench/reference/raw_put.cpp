@@ -79,6 +79,7 @@
 
 #include "base/config.hpp"
 #include "fabric/shm/domain.hpp"
+#include "timing.hpp"
 
 namespace {
 
@@ -518,18 +519,9 @@ int main(int argc, char** argv) {
       target = std::strtod(argv[++i], &end);
       if (end == argv[i] || *end != '\0' || !(target > 0)) usage(argv[0]);
     } else if (arg == "--sizes" && i + 1 < argc) {
-      sizes.clear();
-      for (std::string_view item : split(argv[++i])) {
-        const std::string text(item);
-        char* end = nullptr;
-        const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || text[0] == '-' || v > (std::size_t{1} << 30)) {
-          usage(argv[0]);
-        }
-        sizes.push_back(static_cast<std::size_t>(v));
-      }
-      std::sort(sizes.begin(), sizes.end());
-      sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+      auto parsed = rmpl_bench::parse_sizes(argv[++i], std::size_t{1} << 30);
+      if (!parsed) usage(argv[0]);
+      sizes = std::move(*parsed);
     } else if (arg == "--cases" && i + 1 < argc) {
       std::fill(std::begin(wanted), std::end(wanted), false);
       for (std::string_view item : split(argv[++i])) {
