@@ -76,12 +76,6 @@ class engine {
   /// complete on return (true). False, with nothing done, otherwise.
   bool try_send_inline(std::uint32_t context, const void* buf, std::size_t bytes, int dest,
                        int tag) noexcept;
-  /// recv()'s first step: the message from `source` (a job rank, not any_source) that is, or
-  /// within a short spin becomes, the next cell of its ring, if it is inline and matches and
-  /// nothing is posted or held from that source: copied into `buf`, status in `out` (source a job
-  /// rank), true. False, nothing taken, otherwise (invalid arguments too): start_recv() then.
-  bool try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag,
-                     status& out);
   /// Starts a collective (or any other activity): advances it once at once, then after every
   /// progress pass until it ends. Its request completes when it ends.
   request* start_activity(std::unique_ptr<activity> work);
@@ -271,6 +265,8 @@ class engine {
                   int tag) const;
 
   // sending
+  /// Re-reads how far the receiver has consumed: the channel's limit of cells it may write to.
+  void refresh_limit(out_channel& ch) noexcept;
   /// A free cell of the ring, or nullptr; messages leave `reserve` cells free for control cells.
   cell* claim_cell(out_channel& ch, std::uint64_t reserve) noexcept;
   /// Whether `cells` cells from the tail fit, leaving the reserve for control cells.
@@ -336,9 +332,24 @@ class engine {
   int claim_slot(int dest) noexcept;
   /// Frees eager slot `slot` of this rank's pool once its message is copied out.
   void release_slot(std::uint32_t slot) noexcept;
-  /// try_fast_recv's eager half: the standard eager message in cell `c` at the head of `ch`.
-  bool fast_recv_eager(in_channel& ch, cell& c, std::uint32_t context, void* buf,
-                       std::size_t capacity, int source, int tag, status& out);
+  /// recv()'s first step: the message from `source` (a job rank, not any_source) that is, or
+  /// within a short spin becomes, the next cell of its ring, if it is inline or eager (standard or
+  /// synchronous: acked here) and matches and nothing is posted or held from that source: copied
+  /// into `buf`, status in `out` (source a job rank), true. False, nothing taken, otherwise
+  /// (invalid arguments too): start_recv() then.
+  bool try_fast_recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag,
+                     status& out);
+  /// try_fast_recv's eager half: the standard or synchronous eager message in cell `c` at the
+  /// head of `ch`.
+  /// Out of line, as the synchronous inline half, so that try_fast_recv is inlined into recv().
+  [[gnu::noinline]] bool fast_recv_eager(in_channel& ch, cell& c, std::uint32_t context, void* buf,
+                                         std::size_t capacity, int source, int tag, status& out);
+  /// try_fast_recv's synchronous inline half.
+  [[gnu::noinline]] bool fast_recv_inline_sync(in_channel& ch, cell& c, std::uint32_t context,
+                                               void* buf, std::size_t capacity, int source, int tag,
+                                               status& out);
+  /// Acks synchronous message `cookie` from `source`, taken by the fast path: out before return.
+  [[gnu::noinline]] void ack_now(int source, std::uint64_t cookie);
   void complete_send(request* r) noexcept;
 
   // receiving

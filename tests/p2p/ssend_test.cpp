@@ -86,6 +86,45 @@ TEST_F(Ssend, DoesNotCompleteBeforeTheReceiveIsPosted) {
   }
 }
 
+// The other half of the contract: once the receive has returned, the send completes without the
+// receiver calling rmpl again (its ack, or a rendezvous's FIN, is out before the receive returns).
+// The receiver computes for 500 ms after its receive, outside rmpl; the sender must see its send
+// complete within that time. The message is in the ring before the receive (the receiver sleeps
+// first), so a blocking receive takes it by its fast path, which acks it itself.
+TEST_F(Ssend, CompletesWhileTheReceiverComputesAfterItsReceive) {
+  if (size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto comm = world();
+  const bool in_pair = rank() + 1 < size() || rank() % 2 == 1;
+  const int partner = rank() ^ 1;
+  constexpr double compute_s = 0.5;
+  // nothing, inline, long inline (two and more cells), eager, rendezvous
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{8}, std::size_t{44}, std::size_t{200},
+                            std::size_t{4000}, std::size_t{100000}}) {
+    SCOPED_TRACE(::testing::Message() << bytes << " bytes");
+    const int tag = 6, time_tag = 7;
+    rmpl_test::barrier();
+    if (!in_pair) continue;
+    std::vector<std::byte> data = pattern(bytes);
+    if (rank() % 2 == 1) {
+      rmpl_test::sleep_ms(50);
+      std::vector<std::byte> buffer(bytes);
+      rmpl::status st = comm.recv(buffer, partner, tag);
+      const double returned = session::wtime();
+      rmpl_test::sleep_ms(static_cast<int>(compute_s * 1000));  // no rmpl call meanwhile
+      EXPECT_EQ(st.bytes, bytes);
+      EXPECT_EQ(buffer, data);
+      comm.send_value(returned, partner, time_tag);
+      continue;
+    }
+    comm.ssend(data, partner, tag);
+    const double completed = session::wtime();
+    const double returned = comm.recv_value<double>(partner, time_tag);
+    EXPECT_LT(completed, returned + compute_s)
+        << "the synchronous send completed only " << (completed - returned) * 1e3
+        << " ms after its receive returned, when the receiver called rmpl again";
+  }
+}
+
 // To self: nothing can complete the send until this rank posts the receive, so every test() before
 // that must fail.
 TEST_F(Ssend, SelfDoesNotCompleteBeforeTheReceive) {
