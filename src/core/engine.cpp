@@ -692,7 +692,8 @@ request* engine::post_recv(request* r) {
                                                          status& out) {
   // A blocking receive from one source, with nothing posted and nothing held from that source, must
   // take the next message in that source's ring if it matches. When that message is a standard
-  // inline or eager one it is copied straight into the user's buffer: no request, no queue.
+  // or synchronous inline or eager one it is copied straight into the user's buffer: no request,
+  // no queue (a synchronous one acked at once).
   // Anything else, or no message within a short spin, goes the general way (which also keeps every
   // other ring progressing).
   if (source < 0 || source >= size_ || context > 0xffff ||
