@@ -28,7 +28,7 @@ comm_impl::~comm_impl() {
   if (kernel.context < 2 * core::context_pool::reserved_pairs || !api::initialized()) return;
   api::kernel().contexts().release(kernel.context);
   if (kernel.area >= 0) {
-    api::kernel().areas().release(kernel.area, job_ranks(*this), kernel.area_rounds,
+    api::kernel().areas().release(kernel.area, job_ranks(*this), kernel.area_rounds.claimed(),
                                   kernel.short_calls);
   }
 }
@@ -111,7 +111,7 @@ comm_ptr dup(const comm_impl& c) {
   k.context = taken.context;
   k.collectives_started = 0;
   k.area = taken.area;
-  k.area_rounds = k.area_done = 0;
+  k.area_rounds = {};
   k.short_calls = k.short_seen = 0;
   return inheriting(c, std::make_shared<comm_impl>(std::move(k)));
 }

@@ -1,7 +1,7 @@
 // The shared-memory algorithms (shared_area.hpp): barrier, broadcast, reduce and allreduce through
 // the members' areas in the job segment. Every operand crosses memory once into its owner's area;
 // readers take it from there in place. Long vectors go through in rounds of one area chunk, two
-// rounds in flight (the areas' two buffers).
+// rounds or more in flight (shared_area.hpp).
 //
 // A long reduction round is cut into one slice per rank, and rank r folds slice r: the others'
 // operands from their areas, its own straight from its input (so a rank copies into its area only
@@ -62,7 +62,7 @@ void fold_operands(const shared_area& a, int n, std::uint64_t s, const reduction
 
 task barrier_shared(exchange x) {
   shared_area a(x);
-  const std::uint64_t s = a.claim(1);
+  const std::uint64_t s = a.claim(1, 0, 0, shared_area::pace::lockstep);
   co_await x.until([&] { return a.writable(s); });
   a.post(s);
   co_await x.until([&] { return a.all_posted(s); });
@@ -70,10 +70,13 @@ task barrier_shared(exchange x) {
 }
 
 task broadcast_shared(exchange x, bytes data, int root) {
+  // The root may fill as many rounds as the area holds before the others read them: a member that
+  // waits for a core then finds several broadcasts' data posted at once.
   shared_area a(x);
   const std::size_t chunk = a.chunk();
   const std::uint64_t rounds = rounds_for(data.size(), chunk);
-  const std::uint64_t first = a.claim(rounds);
+  const std::uint64_t first =
+      a.claim(rounds, std::min(chunk, data.size()), 1, shared_area::pace::ahead);
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * chunk, len = std::min(chunk, data.size() - at);
@@ -95,7 +98,12 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
   const bool wanted = root < 0 || me == root;  // root < 0: every rank wants the result
   const std::size_t per_round = a.chunk_elements(op.element) * op.element;
   const std::uint64_t rounds = rounds_for(in.size(), per_round);
-  const std::uint64_t first = a.claim(rounds);
+  // A round folded whole by its readers needs an operand buffer; a sliced one a result buffer too.
+  // Lockstep: a rooted reduce's non-roots could post several whole rounds ahead, but 2- and
+  // 4-rank reductions of 1 KiB were no faster so (2026-11-23).
+  const bool sliced = in.size() > whole_max && n > 1;
+  const std::uint64_t first =
+      a.claim(rounds, std::min(per_round, in.size()), sliced ? 2 : 1, shared_area::pace::lockstep);
   const bool streaming = in.size() >= stream_min;
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;

@@ -3,12 +3,11 @@
 // in rounds instead of messages. In round s a rank copies its operand (or the part of it the others
 // need) into its area and posts s; the others read it there, in place, without a message or a copy
 // of their own; who reduces posts `reduced`; whoever has read everything it needed for round s
-// releases s. Each area holds two round buffers (s even, s odd), so round s + 1 fills one while
-// slower ranks still read round s from the other, and an area is only written for round s once
-// every member has released s - 2.
-// (Eight buffers of 64 KiB instead of two of 256 KiB were tried, 2026-11-22: no gain measurable
-// for short back-to-back broadcasts and reductions at 2 ranks, about 10% slower from 64 KiB to
-// 16 MiB.)
+// releases s. A round's buffers lie where core/area_ring.hpp places them: the next free span of the
+// area's ring, as large as the round uses (a round of a long collective takes a quarter of the
+// area for its operand, and as much again for a result), so small rounds leave room for many in
+// flight. A rank writes round s once every member has released the last round before s that used
+// the same bytes.
 //
 // Round numbers come from the communicator (every member starts the same collectives in the same
 // order, so they agree), and a rank runs its rounds in order even with several collectives in
@@ -18,7 +17,9 @@
 // inline: these few loads and stores are most of a short collective's work.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,39 +35,52 @@ class shared_area {
       : engine_(&x.engine()),
         comm_(&x.comm()),
         slot_(x.comm().area),
-        chunk_(chunk_for(x.engine().fabric().p().coll_area_bytes)) {}
+        ring_(ring_for(x.engine().fabric().p().coll_area_bytes)) {}
 
-  /// The bytes of each operand (and result) buffer of an area of `area_bytes`.
-  static std::size_t chunk_for(std::size_t area_bytes) noexcept {
-    return area_bytes / 4 / fabric::shm::cache_line * fabric::shm::cache_line;
+  /// The bytes of an area of `area_bytes` its rounds use: the largest power of two that fits.
+  static std::size_t ring_for(std::size_t area_bytes) noexcept {
+    return std::bit_floor(area_bytes);
+  }
+  /// The most bytes a round buffer (an operand, or a result) may hold: a quarter of the ring, so
+  /// that two rounds of operand and result buffers fit.
+  static std::size_t chunk_for(std::size_t area_bytes) noexcept { return ring_for(area_bytes) / 4; }
+
+  std::size_t chunk() const noexcept { return ring_ / 4; }
+  /// Elements of `element` bytes a round buffer can carry.
+  std::size_t chunk_elements(std::size_t element) const noexcept { return chunk() / element; }
+
+  /// How far a collective's rounds may run ahead of the slowest member (core/area_ring.hpp).
+  enum class pace {
+    lockstep,  ///< every round waits for every member: two buffers, kept in the caches
+    ahead,     ///< a root (or the non-roots) may fill many rounds before the others read them
+  };
+
+  /// Claims `rounds` consecutive rounds for this collective, each with `buffers` (0, 1: an
+  /// operand, 2: an operand and a result) of `bytes` (at most chunk()); call before the first
+  /// co_await, so that collectives claim rounds in the order they start. Returns the first.
+  std::uint64_t claim(std::uint64_t rounds, std::size_t bytes, int buffers, pace p) noexcept {
+    buffer_ = std::bit_ceil(std::max<std::size_t>(bytes, fabric::shm::cache_line));
+    const std::size_t used =
+        bytes == 0 || buffers == 0 ? 0 : buffer_ * static_cast<std::size_t>(buffers);
+    rounds_ = comm_->area_rounds.claim(rounds, used, p == pace::ahead ? ring_ : 0, ring_);
+    return rounds_.first();
   }
 
-  /// Bytes each round buffer holds of an operand (and again of a result): a quarter of the area.
-  std::size_t chunk() const noexcept { return chunk_; }
-  /// Elements of `element` bytes a round can carry.
-  std::size_t chunk_elements(std::size_t element) const noexcept { return chunk_ / element; }
-
-  /// Claims `rounds` consecutive rounds for this collective (call before its first co_await, so
-  /// that collectives claim rounds in the order they start); returns the first.
-  std::uint64_t claim(std::uint64_t rounds) noexcept {
-    const std::uint64_t first = comm_->area_rounds + 1;
-    comm_->area_rounds += rounds;
-    return first;
-  }
-
-  /// Member r's operand and result buffers of round s.
+  /// Member r's operand and result buffers of round s (one of the claimed ones).
   std::byte* operand(int r, std::uint64_t s) const noexcept {
-    return engine_->fabric().area_data(comm_->to_world(r), slot_) + (s % 2) * 2 * chunk_;
+    return engine_->fabric().area_data(comm_->to_world(r), slot_) +
+           rounds_.offset(s - rounds_.first());
   }
-  std::byte* result(int r, std::uint64_t s) const noexcept { return operand(r, s) + chunk_; }
+  std::byte* result(int r, std::uint64_t s) const noexcept { return operand(r, s) + buffer_; }
 
   /// This rank may fill its buffers of round s: its round s - 1 is over and every member has
-  /// released round s - 2 (the last to use the same buffer).
+  /// released the last round that used the same bytes.
   bool writable(std::uint64_t s) const noexcept {
-    if (comm_->area_done + 1 < s) return false;
-    if (s <= 2) return true;
+    if (comm_->area_rounds.done + 1 < s) return false;
+    const std::uint64_t need = rounds_.must_release(s - rounds_.first());
+    if (need == 0) return true;
     for (int r = 0; r < comm_->size; ++r) {
-      if (flags(r).released.load(std::memory_order_acquire) < s - 2) return false;
+      if (flags(r).released.load(std::memory_order_acquire) < need) return false;
     }
     return true;
   }
@@ -98,7 +112,7 @@ class shared_area {
   }
   void release(std::uint64_t s) noexcept {
     flags(comm_->rank).released.store(s, std::memory_order_release);
-    comm_->area_done = s;
+    comm_->area_rounds.done = s;
     wake_members();
   }
 
@@ -115,7 +129,9 @@ class shared_area {
   core::engine* engine_;
   core::communicator* comm_;
   int slot_;
-  std::size_t chunk_;
+  std::size_t ring_;
+  std::size_t buffer_ = 0;
+  core::area_ring::rounds rounds_;
 };
 
 }  // namespace rmpl::coll

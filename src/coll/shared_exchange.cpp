@@ -3,7 +3,7 @@
 // straight from the others' areas and releases the round. One wait per round instead of one
 // message round per step, which matters most when ranks outnumber cores: a rank that cannot go on
 // costs a hand-off of its core, and Bruck's or the ring's log2(p) or p - 1 steps each cost one.
-// Long blocks go in rounds of one area chunk, two rounds in flight, as the reductions do.
+// Long blocks go in rounds of one area chunk, as the reductions do.
 #include <algorithm>
 #include <cstring>
 
@@ -31,7 +31,8 @@ task allgather_shared(exchange x, const_bytes in, bytes out) {
   // Even an empty block takes one round: the others' blocks are empty too, but every rank still
   // claims the same number of rounds.
   const std::uint64_t rounds = std::max<std::uint64_t>(rounds_for(block, chunk), 1);
-  const std::uint64_t first = a.claim(rounds);
+  const std::uint64_t first =
+      a.claim(rounds, std::min(chunk, block), 1, shared_area::pace::lockstep);
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * chunk, len = std::min(chunk, block - std::min(block, at));
@@ -55,7 +56,8 @@ task alltoall_shared(exchange x, const_bytes in, bytes out) {
   // A round carries the same slice of each of this rank's n blocks, side by side in its area.
   const std::size_t slice = a.chunk() / members;
   const std::uint64_t rounds = std::max<std::uint64_t>(rounds_for(block, slice), 1);
-  const std::uint64_t first = a.claim(rounds);
+  const std::uint64_t first =
+      a.claim(rounds, members * std::min(slice, block), 1, shared_area::pace::lockstep);
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * slice, len = std::min(slice, block - std::min(block, at));

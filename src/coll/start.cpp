@@ -358,7 +358,7 @@ bool area_fits(const target& t, const reduction& op) {
 /// with bench/collectives (docs/benchmarks.md): with two ranks the areas win at every size up to
 /// `two_rank_max` (even against a single copy: no system call, no page pinning); with more, short
 /// messages are better sent down a binomial tree, which lets the root run ahead of the others by
-/// any number of operations (the areas let it run two rounds ahead).
+/// any number of operations (a broadcast through the areas up to 256 rounds, as many as fit).
 bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max) {
   if (!area_usable(t)) return false;
   return t.comm.size <= 2 ? bytes <= two_rank_max : bytes >= (16u << 10);

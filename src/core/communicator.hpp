@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/area_ring.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl::core {
@@ -24,8 +25,7 @@ struct communicator {
   std::uint32_t collectives_started = 0;
   /// This communicator's collective area slot on every member (core/area_pool.hpp), or -1.
   int area = -1;
-  std::uint64_t area_rounds = 0;  ///< shared-area rounds started here (coll/shared_area.hpp)
-  std::uint64_t area_done = 0;    ///< shared-area rounds this rank has finished
+  area_ring area_rounds;  ///< where the shared-area rounds started here lie (coll/shared_area.hpp)
   std::uint64_t short_calls = 0;  ///< short-protocol calls made here (coll/shared_short.hpp)
   std::uint64_t short_seen = 0;   ///< the least short_done of the members, as last read
 

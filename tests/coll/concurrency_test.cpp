@@ -231,6 +231,79 @@ TEST_F(Outstanding, HundredsOnOneCommunicator) {
   }
 }
 
+// Shared-area broadcasts let their root run ahead as far as the area holds (core/area_ring.hpp):
+// the root's next rounds go into bytes the others may not have read yet, so they must wait for
+// exactly the rounds that used those bytes. Broadcasts of sizes that take one line, a 1 KiB span,
+// 64 KiB (16 fit the area) and 300 KiB (two rounds of a quarter) from rotating roots, with one rank
+// late so that the others fill the area, and lockstep allreduces and allgathers of other sizes in
+// between, whose buffers overlap the broadcasts'; blocking, then all outstanding at once.
+TEST_F(Outstanding, BroadcastsRunAheadThroughTheArea) {
+  auto c = world();
+  coll_test::forced_algorithm bcast("broadcast", "shared");
+  coll_test::forced_algorithm allreduce("allreduce", "shared");
+  coll_test::forced_algorithm allgather("allgather", "shared");
+  const std::size_t counts[] = {3, 128, 8192, 38400};  // doubles: 24 B, 1, 64 and 300 KiB
+  const int calls = 120;
+  const int late = size() > 1 ? 1 : -1;
+  auto root_of = [&](int k) { return (k / 5) % size(); };
+  auto between = [](int k) { return k % 9 == 8; };  // an allreduce or allgather after call k
+  for (bool nonblocking : {false, true}) {
+    SCOPED_TRACE(nonblocking ? "nonblocking" : "blocking");
+    if (rank() == late) rmpl_test::sleep_ms(30);
+    std::vector<std::vector<double>> data(calls), other(calls), in(calls);
+    std::vector<rmpl::request> pending;
+    for (int k = 0; k < calls; ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      const std::size_t count = counts[ku % std::size(counts)];
+      const int root = root_of(k);
+      data[ku] =
+          rank() == root ? call_values(root, count, 900 + k) : std::vector<double>(count, -1);
+      if (nonblocking) {
+        pending.push_back(c.ibroadcast(data[ku], root));
+      } else {
+        c.broadcast(data[ku], root);
+      }
+      if (between(k)) {
+        const std::size_t n = k % 2 ? 5000 : 700;
+        in[ku] = call_values(rank(), n, 1900 + k);
+        if (k % 4 == 0) {
+          other[ku].assign(n * static_cast<std::size_t>(size()), -1);
+          if (nonblocking) {
+            pending.push_back(c.iallgather(in[ku], other[ku]));
+          } else {
+            c.allgather(in[ku], other[ku]);
+          }
+        } else {
+          other[ku].assign(n, -1);
+          if (nonblocking) {
+            pending.push_back(c.iallreduce(in[ku], other[ku], rmpl::ops::sum{}));
+          } else {
+            c.allreduce(in[ku], other[ku], rmpl::ops::sum{});
+          }
+        }
+      }
+    }
+    for (std::size_t k = pending.size(); k-- > 0;) pending[k].wait();
+    for (int k = 0; k < calls; ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      ASSERT_EQ(first_difference(data[ku], call_values(root_of(k), data[ku].size(), 900 + k)), "")
+          << "broadcast " << k << " of " << data[ku].size() << " doubles from rank " << root_of(k);
+      if (!between(k)) continue;
+      const std::size_t n = in[ku].size();
+      std::vector<double> want;
+      if (k % 4 == 0) {
+        for (int r = 0; r < size(); ++r) {
+          const std::vector<double> block = call_values(r, n, 1900 + k);
+          want.insert(want.end(), block.begin(), block.end());
+        }
+      } else {
+        want = call_sum(size(), n, 1900 + k);
+      }
+      ASSERT_EQ(first_difference(other[ku], want), "") << "the collective after broadcast " << k;
+    }
+  }
+}
+
 // A blocking collective on one communicator while a nonblocking one is pending on another: the
 // blocking wait must progress the pending one (the even ranks start it before, the odd ranks
 // after the blocking calls).
