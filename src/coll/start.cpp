@@ -356,12 +356,17 @@ bool area_fits(const target& t, const reduction& op) {
 
 /// Whether a rooted collective of `bytes` goes through the shared areas when not forced. Measured
 /// with bench/collectives (docs/benchmarks.md): with two ranks the areas win at every size up to
-/// `two_rank_max` (even against a single copy: no system call, no page pinning); with more, short
-/// messages are better sent down a binomial tree, which lets the root run ahead of the others by
-/// any number of operations (a broadcast through the areas up to 256 rounds, as many as fit).
-bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max) {
+/// `two_rank_max` (even against a single copy: no system call, no page pinning); with more, from
+/// `many_rank_min`: below it a binomial tree's inline messages cost less than a round's fixed cost
+/// (a coroutine, an operation, the flag words). A reduce's rounds go in lockstep, so its tree,
+/// whose leaves run ahead, wins up to 16 KiB; a broadcast's root runs ahead through the areas too
+/// (core/area_ring.hpp), which wins from 512 B (2026-11-23, medians of 6 pairs of forced runs,
+/// shared over binomial with 3, 4 and 8 ranks: 128 B 1.12-1.23x the time, 256 B 0.94-1.07, 512 B
+/// 0.82-1.03, 4 KiB 0.58-0.79; 1 KiB 0.58 and 0.70 with 4 and 8 ranks).
+bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max,
+                  std::size_t many_rank_min) {
   if (!area_usable(t)) return false;
-  return t.comm.size <= 2 ? bytes <= two_rank_max : bytes >= (16u << 10);
+  return t.comm.size <= 2 ? bytes <= two_rank_max : bytes >= many_rank_min;
 }
 
 /// Whether an allgather or alltoall moving `bytes` through each rank's area (all its blocks) goes
@@ -432,7 +437,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
       name = short_suits(t, data.size() <= short_max)         ? "short"
-             : shared_suits(t, data.size(), 4u << 20)         ? "shared"
+             : shared_suits(t, data.size(), 4u << 20, 512)    ? "shared"
              : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
                                                               : "scatter_allgather";
     }
@@ -466,10 +471,10 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size() <= short_max)                            ? "short"
-             : shared_suits(t, in.size(), ~std::size_t{0}) && area_fits(t, op) ? "shared"
-             : halving_fits && in.size() >= (64u << 10)                        ? "rabenseifner"
-                                                                               : "binomial";
+      name = short_suits(t, in.size() <= short_max)                                       ? "short"
+             : shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
+             : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
+                                                        : "binomial";
     }
     if (ran_short(t, name, in.size() <= short_max,
                   [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
