@@ -24,6 +24,13 @@ namespace {
 /// all (a second wait, but the work is shared instead of repeated).
 constexpr std::size_t whole_max = 8u << 10;
 
+/// A rooted reduce folds its rounds whole at the root (the non-roots post and go on: one wait for
+/// the root, none for them) while the root folds at most this many bytes of the others' operands
+/// per round. Against slices (2026-11-23, medians of 6 pairs): 64 KiB 0.79x the time with 2 ranks,
+/// 0.78x with 4, 0.97x with 8 (448 KiB to fold); 1 MiB (rounds of 256 KiB) 1.03x with 2, 0.85-1.0x
+/// with 4 (768 KiB), 1.40x with 8.
+constexpr std::size_t rooted_whole_max = 256u << 10;
+
 /// From this many bytes a result is copied out with streaming stores (stream_copy.hpp): the
 /// output is then too large to stay in the cache anyway (with the operand and the other local
 /// ranks' buffers), and plain stores would read every output line in first. glibc's memcpy makes
@@ -98,18 +105,21 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
   const bool wanted = root < 0 || me == root;  // root < 0: every rank wants the result
   const std::size_t per_round = a.chunk_elements(op.element) * op.element;
   const std::uint64_t rounds = rounds_for(in.size(), per_round);
-  // A round folded whole by its readers needs an operand buffer; a sliced one a result buffer too.
-  // Lockstep: a rooted reduce's non-roots could post several whole rounds ahead, but 2- and
-  // 4-rank reductions of 1 KiB were no faster so (2026-11-23).
-  const bool sliced = in.size() > whole_max && n > 1;
+  // Whole rounds are folded by every rank that wants the result and need an operand buffer;
+  // sliced ones a result buffer too. Lockstep: a rooted reduce's non-roots could post several
+  // whole rounds ahead, but 2- and 4-rank reductions of 1 KiB were no faster so (2026-11-23).
+  const std::size_t round_bytes = std::min(per_round, in.size());
+  const bool whole =
+      n == 1 || in.size() <= whole_max ||
+      (root >= 0 && static_cast<std::size_t>(n - 1) * round_bytes <= rooted_whole_max);
   const std::uint64_t first =
-      a.claim(rounds, std::min(per_round, in.size()), sliced ? 2 : 1, shared_area::pace::lockstep);
+      a.claim(rounds, round_bytes, whole ? 1 : 2, shared_area::pace::lockstep);
   const bool streaming = in.size() >= stream_min;
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * per_round, len = std::min(per_round, in.size() - at);
     co_await x.until([&] { return a.writable(s); });
-    if (len <= whole_max || n == 1) {
+    if (whole || len <= whole_max) {
       // Every reader folds the whole round from the areas (`in` may be `out`: in place, this
       // rank's operand is read from its area too).
       std::memcpy(a.operand(me, s), in.data() + at, len);
