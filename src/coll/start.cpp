@@ -355,14 +355,18 @@ bool area_fits(const target& t, const reduction& op) {
 }
 
 /// Whether a rooted collective of `bytes` goes through the shared areas when not forced. Measured
-/// with bench/collectives (docs/benchmarks.md): with two ranks the areas win at every size up to
-/// `two_rank_max` (even against a single copy: no system call, no page pinning); with more, from
-/// `many_rank_min`: below it a binomial tree's inline messages cost less than a round's fixed cost
-/// (a coroutine, an operation, the flag words). A reduce's rounds go in lockstep, so its tree,
-/// whose leaves run ahead, wins up to 16 KiB; a broadcast's root runs ahead through the areas too
-/// (core/area_ring.hpp), which wins from 512 B (2026-11-23, medians of 6 pairs of forced runs,
-/// shared over binomial with 3, 4 and 8 ranks: 128 B 1.12-1.23x the time, 256 B 0.94-1.07, 512 B
-/// 0.82-1.03, 4 KiB 0.58-0.79; 1 KiB 0.58 and 0.70 with 4 and 8 ranks).
+/// with bench/collectives (docs/benchmarks.md): with two ranks up to `two_rank_max`; a longer
+/// broadcast goes faster as one message that the receiver copies once from the root's buffer
+/// (single copy) than copied into the area and out again (2026-11-23, Intel host, medians of 8
+/// pairs, binomial over shared: 16 KiB 1.22x the time, 32 KiB 1.12x, 64 KiB 0.91-0.94x, 256 KiB
+/// 0.75x, 1 MiB 0.45x), while a reduce, which folds anyway, wins through the areas at every size
+/// (1 MiB: messages 2.2x the time). With more ranks from `many_rank_min`: below it a binomial
+/// tree's inline messages cost less than a round's fixed cost (a coroutine, an operation, the flag
+/// words). A reduce's rounds go in lockstep, so its tree, whose leaves run ahead, wins up to
+/// 16 KiB; a broadcast's root runs ahead through the areas too (core/area_ring.hpp), which wins
+/// from 512 B (medians of 6 pairs of forced runs, shared over binomial with 3, 4 and 8 ranks:
+/// 128 B 1.12-1.23x the time, 256 B 0.94-1.07, 512 B 0.82-1.03, 4 KiB 0.58-0.79; 1 KiB 0.58 and
+/// 0.70 with 4 and 8 ranks).
 bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max,
                   std::size_t many_rank_min) {
   if (!area_usable(t)) return false;
@@ -437,7 +441,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
       name = short_suits(t, data.size() <= short_max)         ? "short"
-             : shared_suits(t, data.size(), 4u << 20, 512)    ? "shared"
+             : shared_suits(t, data.size(), 32u << 10, 512)   ? "shared"
              : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
                                                               : "scatter_allgather";
     }
