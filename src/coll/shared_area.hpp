@@ -52,7 +52,7 @@ class shared_area {
   /// How far a collective's rounds may run ahead of the slowest member (core/area_ring.hpp).
   enum class pace {
     lockstep,  ///< every round waits for every member: two buffers, kept in the caches
-    ahead,     ///< a root (or the non-roots) may fill many rounds before the others read them
+    ahead,     ///< a root may fill many rounds before the others read them
   };
 
   /// Claims `rounds` consecutive rounds for this collective, each with `buffers` (0, 1: an

@@ -4,7 +4,7 @@
 // cursor that runs over the area, taken modulo the collective's *lap*: twice its round's span for
 // a collective whose every round waits for every member (allreduce, allgather, ...), which so
 // alternates between two buffers that stay in the caches; the whole area for one whose root may
-// run ahead (broadcast, reduce), which may then have as many rounds in flight as fit (at most
+// run ahead (broadcast), which may then have as many rounds in flight as fit (at most
 // `max_ahead`), where two buffers let it run one round ahead: with more ranks than cores a member
 // only reads when it gets a core, and each round the others wait for it costs a hand-off. A round
 // may be written once every member has released the last round that used any of its bytes; a
