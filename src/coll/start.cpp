@@ -354,19 +354,25 @@ bool area_fits(const target& t, const reduction& op) {
   return op.element <= shared_area::chunk_for(t.engine.fabric().p().coll_area_bytes);
 }
 
+/// Whether rendezvous messages move in one copy (process_vm_readv) on this job: the same answer
+/// on every rank (the fabric agrees on it at startup), so every rank picks the same algorithm.
+bool single_copy(const target& t) {
+  return t.engine.fabric().single_copy();
+}
+
 /// Whether a rooted collective of `bytes` goes through the shared areas when not forced. Measured
-/// with bench/collectives (docs/benchmarks.md): with two ranks up to `two_rank_max`; a longer
+/// with bench/collectives (docs/benchmarks.md): with two ranks up to `two_rank_max`. A longer
 /// broadcast goes faster as one message that the receiver copies once from the root's buffer
 /// (single copy) than copied into the area and out again (2026-11-23, Intel host, medians of 8
 /// pairs, binomial over shared: 16 KiB 1.22x the time, 32 KiB 1.12x, 64 KiB 0.91-0.94x, 256 KiB
-/// 0.75x, 1 MiB 0.45x), while a reduce, which folds anyway, wins through the areas at every size
-/// (1 MiB: messages 2.2x the time). With more ranks from `many_rank_min`: below it a binomial
-/// tree's inline messages cost less than a round's fixed cost (a coroutine, an operation, the flag
-/// words). A reduce's rounds go in lockstep, so its tree, whose leaves run ahead, wins up to
-/// 16 KiB; a broadcast's root runs ahead through the areas too (core/area_ring.hpp), which wins
-/// from 512 B (medians of 6 pairs of forced runs, shared over binomial with 3, 4 and 8 ranks:
-/// 128 B 1.12-1.23x the time, 256 B 0.94-1.07, 512 B 0.82-1.03, 4 KiB 0.58-0.79; 1 KiB 0.58 and
-/// 0.70 with 4 and 8 ranks).
+/// 0.75x, 1 MiB 0.45x); without single copy it stays in the areas up to 4 MiB. A reduce, which
+/// folds anyway, wins through the areas at every size (1 MiB: messages 2.2x the time). With more
+/// ranks from `many_rank_min`: below it a binomial tree's inline messages cost less than a round's
+/// fixed cost (a coroutine, an operation, the flag words). A reduce's rounds go in lockstep, so
+/// its tree, whose leaves run ahead, wins up to 16 KiB; a broadcast's root runs ahead through the
+/// areas too (core/area_ring.hpp), which wins from 512 B (medians of 6 pairs of forced runs,
+/// shared over binomial with 3, 4 and 8 ranks: 128 B 1.12-1.23x the time, 256 B 0.94-1.07, 512 B
+/// 0.82-1.03, 4 KiB 0.58-0.79; 1 KiB 0.58 and 0.70 with 4 and 8 ranks).
 bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max,
                   std::size_t many_rank_min) {
   if (!area_usable(t)) return false;
@@ -440,9 +446,9 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     check_buffer(t, c, data, "buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, data.size() <= short_max)         ? "short"
-             : shared_suits(t, data.size(), 32u << 10, 512)   ? "shared"
-             : t.comm.size <= 2 || data.size() < (256u << 10) ? "binomial"
+      name = short_suits(t, data.size() <= short_max)                                   ? "short"
+             : shared_suits(t, data.size(), single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
+             : t.comm.size <= 2 || data.size() < (256u << 10)                           ? "binomial"
                                                               : "scatter_allgather";
     }
     if (ran_short(t, name, data.size() <= short_max,
@@ -774,11 +780,13 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
       // Blocks of 32 KiB and more go faster as messages, each copied once by a rendezvous
       // (single copy), than twice through the areas: linear over shared 0.77-0.83x the time at
       // 32 KiB, 0.62-0.72x at 64 KiB with 4 and 8 ranks; 1.01-1.02x at 16 KiB. And all at once
-      // (linear) rather than pairwise: 0.91x at 1 MiB (2026-11-23, medians of 5 pairs).
-      name = short_suits(t, short_fits)                                   ? "short"
-             : shared_exchange_suits(t, in.size()) && block < (32u << 10) ? "shared"
-             : block <= 128 && n > 2                                      ? "bruck"
-                                                                          : "linear";
+      // (linear) rather than pairwise: 0.91x at 1 MiB (2026-11-23, medians of 5 pairs). Without
+      // single copy a message is copied twice too, and the areas keep every size they take.
+      const bool as_messages = single_copy(t) && block >= (32u << 10);
+      name = short_suits(t, short_fits)                            ? "short"
+             : shared_exchange_suits(t, in.size()) && !as_messages ? "shared"
+             : block <= 128 && n > 2                               ? "bruck"
+                                                                   : "linear";
     }
     if (ran_short(t, name, short_fits, [&] { alltoall_short(t.engine, t.comm, in, out); }))
       return nullptr;
