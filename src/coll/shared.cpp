@@ -123,6 +123,9 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
   const bool whole =
       n == 1 || in.size() <= whole_max ||
       (root >= 0 && static_cast<std::size_t>(n - 1) * round_bytes <= rooted_whole_max);
+  // In a whole round a reduce's root, the only reader, folds its own operand straight from `in`,
+  // unless in place (`in` is `out`, which the fold overwrites first): then from its area too.
+  const bool own_from_in = me == root && in.data() != out.data();
   const std::uint64_t first =
       a.claim(rounds, round_bytes, whole ? 1 : 2, shared_area::pace::lockstep);
   const bool streaming = in.size() >= stream_min;
@@ -131,16 +134,12 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
     const std::size_t at = i * per_round, len = std::min(per_round, in.size() - at);
     co_await x.until([&] { return a.writable(s); });
     if (whole || len <= whole_max) {
-      // Every reader folds the whole round from the areas. A reduce's root, the only reader,
-      // folds its own operand straight from `in`, unless in place (`in` is `out`, which the fold
-      // overwrites first): then it is read from the area too.
-      const bool own_from_in = me == root && in.data() != out.data();
+      // Every reader folds the whole round from the areas (the root its own operand from `in`).
       if (!own_from_in) std::memcpy(a.operand(me, s), in.data() + at, len);
       a.post(s);
       if (wanted) {
         co_await x.until([&] { return a.all_posted(s); });
-        fold_operands(a, n, s, op, 0, len, own_from_in ? me : -1, in.data() + at,
-                      out.data() + at);
+        fold_operands(a, n, s, op, 0, len, own_from_in ? me : -1, in.data() + at, out.data() + at);
       }
     } else {
       // Rank r folds slice r. The others read their slices of this rank's operand from its area;

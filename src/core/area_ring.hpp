@@ -66,8 +66,8 @@ class area_ring {
     const std::size_t granule = capacity / granules;
     if (last_user_.empty()) last_user_.assign(granules, 0);
     r.span_ = std::bit_ceil(std::max(bytes, granule));
-    r.lap_ = std::clamp(std::bit_ceil(lap), 2 * r.span_, capacity);
-    r.lap_ = std::min<std::size_t>(r.lap_, std::max<std::size_t>(max_ahead * r.span_, 2 * r.span_));
+    // At least two spans (span <= capacity / 2), at most the area and max_ahead spans.
+    r.lap_ = std::clamp(std::bit_ceil(lap), 2 * r.span_, std::min(capacity, max_ahead * r.span_));
     r.start_ = (head_ + r.span_ - 1) / r.span_ * r.span_;
     head_ = r.start_ + count * r.span_;
     const std::uint64_t per_lap = r.lap_ / r.span_;
