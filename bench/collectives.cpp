@@ -20,8 +20,12 @@
 // The barrier's <bytes> is 0.
 //
 //   rmplrun -n 4 rmpl-bench-collectives [--quick] [--time seconds-per-point]
+//                                       [--ops alltoall,allgather] [--sizes 65536,1048576]
+// --ops and --sizes pick points to study (the 16 MiB allreduce only runs with the default sizes);
+// bench/run-collectives always runs them all.
 #include <rmpl/rmpl.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdio>
@@ -32,6 +36,8 @@
 #include <new>
 #include <optional>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "ranks.hpp"
 #include "timing.hpp"
@@ -43,7 +49,7 @@ enum class op { barrier, broadcast, reduce, allreduce, allgather, alltoall };
 
 constexpr std::array<const char*, 6> op_names = {"barrier",   "broadcast", "reduce",
                                                  "allreduce", "allgather", "alltoall"};
-constexpr std::array<std::size_t, 4> sizes = {8, 1024, 64 * 1024, 1024 * 1024};
+constexpr std::array<std::size_t, 4> default_sizes = {8, 1024, 64 * 1024, 1024 * 1024};
 constexpr std::size_t big_allreduce = std::size_t{16} * 1024 * 1024;
 constexpr std::size_t max_block = std::size_t{1024} * 1024;
 constexpr int max_resizes = 3;
@@ -182,15 +188,57 @@ class bench {
   double* rbuf_;  // output (and broadcast's buffer)
 };
 
+/// --ops (names from op_names) and --sizes taken out of argv; the rest is left for target_seconds.
+struct selection {
+  std::vector<op> ops = {op::barrier,   op::broadcast, op::reduce,
+                         op::allreduce, op::allgather, op::alltoall};
+  std::vector<std::size_t> sizes{default_sizes.begin(), default_sizes.end()};
+  bool all_sizes = true;
+};
+
+std::optional<selection> select_points(int& argc, char** argv) {
+  selection sel;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--sizes" && i + 1 < argc) {
+      auto parsed = rmpl_bench::parse_sizes(argv[++i], max_block);
+      if (!parsed || parsed->front() < sizeof(double)) return std::nullopt;
+      sel.sizes = *parsed;
+      sel.all_sizes = false;
+    } else if (arg == "--ops" && i + 1 < argc) {
+      sel.ops.clear();
+      std::string_view list = argv[++i];
+      for (;;) {
+        const std::string_view name = list.substr(0, list.find(','));
+        const auto* it = std::find(op_names.begin(), op_names.end(), name);
+        if (it == op_names.end()) return std::nullopt;
+        sel.ops.push_back(static_cast<op>(it - op_names.begin()));
+        if (name.size() == list.size()) break;
+        list.remove_prefix(name.size() + 1);
+      }
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return sel;
+}
+
 int run(int argc, char** argv) {
   rmpl::session s;
   const auto w = s.world();
   const int rank = w.rank();
   const int size = w.size();
-  const std::optional<double> chosen = rmpl_bench::target_seconds(argc, argv);
+  const std::optional<selection> sel = select_points(argc, argv);
+  const std::optional<double> chosen =
+      sel ? rmpl_bench::target_seconds(argc, argv) : std::optional<double>();
   if (!chosen) {
     if (rank == 0)
-      std::fprintf(stderr, "usage: %s [--quick] [--time seconds-per-point]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--time seconds-per-point] [--ops barrier,broadcast,...] "
+                   "[--sizes 8,1024,...]\n",
+                   argv[0]);
     return 2;
   }
   const double target = *chosen;
@@ -209,10 +257,18 @@ int run(int argc, char** argv) {
         "barrier)\n");
     std::fflush(stdout);
   }
-  bool ok = b.run_point(op::barrier, 8, target);
-  for (const op o : {op::broadcast, op::reduce, op::allreduce, op::allgather, op::alltoall})
-    for (const std::size_t bytes : sizes) ok = b.run_point(o, bytes, target) && ok;
-  if (size == 2) ok = b.run_point(op::allreduce, big_allreduce, target) && ok;
+  bool ok = true;
+  for (const op o : sel->ops) {
+    if (o == op::barrier) {
+      ok = b.run_point(o, 8, target) && ok;
+      continue;
+    }
+    for (const std::size_t bytes : sel->sizes) ok = b.run_point(o, bytes, target) && ok;
+  }
+  const bool with_big =
+      std::find(sel->ops.begin(), sel->ops.end(), op::allreduce) != sel->ops.end();
+  if (size == 2 && sel->all_sizes && with_big)
+    ok = b.run_point(op::allreduce, big_allreduce, target) && ok;
   return ok ? 0 : 1;
 }
 
