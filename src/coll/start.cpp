@@ -334,9 +334,10 @@ core::request* checked_start(const target& t, collective c, Start&& start) {
   return nullptr;
 }
 
-/// The largest allgather or alltoall (bytes per rank, all blocks) that goes through the areas by
-/// default.
-constexpr std::size_t shared_exchange_max = 512u << 10;
+/// The largest alltoall (bytes per rank, all blocks) that goes through the areas by default: its
+/// rounds carry a slice of every block, so long blocks take many rounds, each of which waits for
+/// every member (forced shared over linear, 4 ranks: 64 KiB blocks 2.8x the time, 1 MiB 3.6x).
+constexpr std::size_t alltoall_shared_max = 512u << 10;
 
 /// Whether the shared-area algorithms may run: the communicator has an area, and the checked mode
 /// is off (see above).
@@ -379,14 +380,12 @@ bool shared_suits(const target& t, std::size_t bytes, std::size_t two_rank_max,
   return t.comm.size <= 2 ? bytes <= two_rank_max : bytes >= many_rank_min;
 }
 
-/// Whether an allgather or alltoall moving `bytes` through each rank's area (all its blocks) goes
-/// the shared way by default: with more than 2 ranks, up to shared_exchange_max, one wait beats a
-/// message round per step (4 and 8 ranks on 2 cores, 8 B to 64 KiB blocks: 0.23-0.9x the time of
-/// Bruck's, recursive doubling or the ring, in back-to-back pairs on 2026-11-22; 1 MiB blocks with
-/// 4 ranks: no clear winner). With 2 ranks either way is one exchange, and messages measured no
-/// slower.
-bool shared_exchange_suits(const target& t, std::size_t bytes) {
-  return area_usable(t) && t.comm.size > 2 && bytes <= shared_exchange_max;
+/// Whether an allgather or alltoall may go the shared way by default: with more than 2 ranks one
+/// wait per round beats a message round per step (4 and 8 ranks on 2 cores, 8 B to 64 KiB blocks:
+/// 0.23-0.9x the time of Bruck's, recursive doubling or the ring, in back-to-back pairs on
+/// 2026-11-22). With 2 ranks either way is one exchange, and messages measured no slower.
+bool shared_exchange_suits(const target& t) {
+  return area_usable(t) && t.comm.size > 2;
 }
 
 /// The algorithm forced for `c`, with "shared" and "short" read as "auto" on a communicator
@@ -718,8 +717,13 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     check_room(t, c, out.size(), total, "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
+      // The areas at every size: each rank copies its block in once and every block out once,
+      // where the ring's p - 1 steps each wait for a peer to be scheduled (2026-11-27, AMD host,
+      // medians of 4-6 interleaved pairs, forced shared over ring: 256 KiB blocks 0.66x the time
+      // with 3 ranks, 0.70x with 4, 0.51x with 5, 0.44x with 8; 1 MiB blocks 0.81x, 0.72-0.80x,
+      // 0.56x, 0.62x).
       name = short_suits(t, in.size() <= short_max) ? "short"
-             : shared_exchange_suits(t, total)      ? "shared"
+             : shared_exchange_suits(t)             ? "shared"
              : total >= (64u << 10)                 ? "ring"
              : is_pow2(n)                           ? "recursive_doubling"
                                                     : "bruck";
@@ -783,10 +787,11 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
       // (linear) rather than pairwise: 0.91x at 1 MiB (2026-11-23, medians of 5 pairs). Without
       // single copy a message is copied twice too, and the areas keep every size they take.
       const bool as_messages = single_copy(t) && block >= (32u << 10);
-      name = short_suits(t, short_fits)                            ? "short"
-             : shared_exchange_suits(t, in.size()) && !as_messages ? "shared"
-             : block <= 128 && n > 2                               ? "bruck"
-                                                                   : "linear";
+      name = short_suits(t, short_fits) ? "short"
+             : shared_exchange_suits(t) && in.size() <= alltoall_shared_max && !as_messages
+                 ? "shared"
+             : block <= 128 && n > 2 ? "bruck"
+                                     : "linear";
     }
     if (ran_short(t, name, short_fits, [&] { alltoall_short(t.engine, t.comm, in, out); }))
       return nullptr;
