@@ -19,7 +19,7 @@ constexpr std::uint64_t depth = area_flags::short_depth;
 /// A member rings the others' doorbells after finishing every `half`-th call only (a writer short
 /// of room waits for a multiple of it, see make_room): the rest cost a local store.
 constexpr std::uint64_t half = depth / 2;
-static_assert(short_lines_max + half - 1 <= depth,
+static_assert(std::max(short_lines_max, broadcast_short_lines_max) + half - 1 <= depth,
               "a writer short of room must wait for a count every member reaches without it");
 
 /// Short call k of communicator c, as this rank sees it. A call of `lines` lines takes as many call
@@ -181,15 +181,25 @@ void barrier_short(core::engine& e, core::communicator& c) {
 }
 
 void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
-  short_call call(e, c);
+  // Line i carries bytes [i * short_max, (i + 1) * short_max) of the payload, published in order
+  // with its own number: a reader that sees the last line's number sees them all (each store is
+  // a release, so every earlier line is visible with it) and copies them in one pass.
+  const std::size_t lines = broadcast_short_lines(data.size());
+  short_call call(e, c, lines);
   if (call.rank() == root) {
     call.make_room();
-    if (!data.empty()) std::memcpy(call.slot(root).payload, data.data(), data.size());
-    call.publish();
+    for (std::size_t i = 0, at = 0; i < lines; ++i, at += short_max) {
+      const std::size_t len = std::min(short_max, data.size() - std::min(data.size(), at));
+      if (len != 0) std::memcpy(call.line(root, i).payload, data.data() + at, len);
+      call.publish_line(i);
+    }
     call.wake_others();
   } else {
     call.wait_arrival(root);
-    if (!data.empty()) std::memcpy(data.data(), call.slot(root).payload, data.size());
+    for (std::size_t i = 0, at = 0; i < lines; ++i, at += short_max) {
+      const std::size_t len = std::min(short_max, data.size() - std::min(data.size(), at));
+      if (len != 0) std::memcpy(data.data() + at, call.line(root, i).payload, len);
+    }
   }
   call.finish();
 }

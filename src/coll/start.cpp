@@ -396,12 +396,13 @@ std::string_view chosen(const target& t, collective c) {
 }
 
 /// Whether a call that is not forced takes the short protocol (shared_short.hpp): a blocking one
-/// whose payload `fits` (at most short_max bytes per rank; an alltoall's blocks in at most
-/// short_lines_max lines) on a communicator with an area, at any rank count: in interleaved
-/// runs (2026-11-22, loaded machine) it took 0.38-0.40 of the time of the algorithms it replaced
-/// at 2 ranks ("shared"), 0.82-0.89 at 4 and 0.87-0.98 at 8 ("shared" barrier, binomial
-/// broadcast and reduce); 8 B allgather and alltoall blocks (2026-11-23, loaded, 19 pairs):
-/// 0.74 and 0.40-0.52 at 2 ranks (recursive doubling, linear), 0.80-0.93 at 4 and 8 ("shared").
+/// whose payload `fits` (at most short_max bytes per rank; a broadcast's in at most
+/// broadcast_short_lines_max lines, an alltoall's blocks in at most short_lines_max) on a
+/// communicator with an area, at any rank count: in interleaved runs (2026-11-22, loaded machine)
+/// it took 0.38-0.40 of the time of the algorithms it replaced at 2 ranks ("shared"), 0.82-0.89 at
+/// 4 and 0.87-0.98 at 8 ("shared" barrier, binomial broadcast and reduce); 8 B allgather and
+/// alltoall blocks (2026-11-23, loaded, 19 pairs): 0.74 and 0.40-0.52 at 2 ranks (recursive
+/// doubling, linear), 0.80-0.93 at 4 and 8 ("shared").
 bool short_suits(const target& t, bool fits) {
   return t.to_end && fits && area_usable(t);
 }
@@ -443,15 +444,15 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     check_root(t, c, root);
     const agreement a = agree_on(c, root, data.size());
     check_buffer(t, c, data, "buffer");
+    const bool short_fits = broadcast_short_lines(data.size()) <= broadcast_short_lines_max;
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, data.size() <= short_max)                                   ? "short"
+      name = short_suits(t, short_fits)                                                 ? "short"
              : shared_suits(t, data.size(), single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
              : t.comm.size <= 2 || data.size() < (256u << 10)                           ? "binomial"
                                                               : "scatter_allgather";
     }
-    if (ran_short(t, name, data.size() <= short_max,
-                  [&] { broadcast_short(t.engine, t.comm, data, root); }))
+    if (ran_short(t, name, short_fits, [&] { broadcast_short(t.engine, t.comm, data, root); }))
       return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, data.size(),

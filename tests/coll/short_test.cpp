@@ -27,6 +27,9 @@ using rmpl_test::world;
 class ShortProtocol : public rmpl_test::collective {};
 
 constexpr std::size_t max_doubles = rmpl::coll::short_max / sizeof(double);  // 7
+/// The most doubles a wide short broadcast carries (63: 9 lines).
+constexpr std::size_t max_broadcast_doubles =
+    rmpl::coll::broadcast_short_lines_max * rmpl::coll::short_max / sizeof(double);
 /// Slots of each member's ring: how far a writer may run ahead.
 constexpr int depth = static_cast<int>(rmpl::fabric::shm::area_flags::short_depth);
 constexpr int half = depth / 2;
@@ -96,10 +99,11 @@ constexpr const char* short_collectives[] = {"barrier",   "broadcast", "reduce",
                                              "allreduce", "allgather", "alltoall"};
 
 /// Runs `calls` short calls on `c`, cycling through barrier, broadcast, allreduce, reduce,
-/// allgather and alltoall with every root, payloads of 0 to max_doubles doubles and blocks of 0 to
-/// short_max bytes (an alltoall's: 0 to short_max / size() each), checking each result. A
-/// "laggard" rank sleeps now and then, so the others run ahead as far as the ring lets them.
-/// Adds to `numbers` the call numbers the calls take (an alltoall's: one per line).
+/// allgather and alltoall with every root, payloads of 0 to max_doubles doubles (a broadcast's: 0
+/// to max_broadcast_doubles, over several lines) and blocks of 0 to short_max bytes (an
+/// alltoall's: 0 to short_max / size() each), checking each result. A "laggard" rank sleeps now
+/// and then, so the others run ahead as far as the ring lets them. Adds to `numbers` the call
+/// numbers the calls take (a wide broadcast's or alltoall's: one per line).
 void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt,
                        std::uint64_t* numbers = nullptr) {
   std::uint64_t taken = 0;
@@ -116,7 +120,11 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
                  << gather_block << " / " << exchange_block << " bytes, communicator rank "
                  << c.rank() << " of " << c.size());
     if (c.rank() == laggard && i % 97 == 5) rmpl_test::sleep_ms(20);
-    taken += i % 6 == 5 ? rmpl::coll::alltoall_short_lines(c.size(), exchange_block) : 1;
+    const std::size_t broadcast_count =
+        static_cast<std::size_t>(i * 5 + i / 6) % (max_broadcast_doubles + 1);
+    taken += i % 6 == 5   ? rmpl::coll::alltoall_short_lines(c.size(), exchange_block)
+             : i % 6 == 1 ? rmpl::coll::broadcast_short_lines(broadcast_count * sizeof(double))
+                          : 1;
     switch (i % 6) {
       case 4:
         check_allgather(c, gather_block, call, i % 12 == 10);
@@ -128,10 +136,10 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
         c.barrier();
         break;
       case 1: {
-        std::vector<double> data =
-            c.rank() == root ? call_values(root, count, call) : std::vector<double>(count, -1);
+        std::vector<double> data = c.rank() == root ? call_values(root, broadcast_count, call)
+                                                    : std::vector<double>(broadcast_count, -1);
         c.broadcast(data, root);
-        ASSERT_EQ(data, call_values(root, count, call));
+        ASSERT_EQ(data, call_values(root, broadcast_count, call));
         break;
       }
       case 2: {
@@ -196,6 +204,27 @@ TEST_F(ShortProtocol, ExchangesChooseShortAutomatically) {
       << "a call over the short protocol's sizes took it";
 }
 
+// Without forcing, blocking broadcasts up to broadcast_short_lines_max lines take the short
+// protocol, one call number per line; a byte more does not, and both arrive whole.
+TEST_F(ShortProtocol, WideBroadcastsChooseShortAutomatically) {
+  constexpr std::size_t widest = rmpl::coll::broadcast_short_lines_max * rmpl::coll::short_max;
+  const int root = size() - 1;
+  const std::uint64_t before = world_short_calls();
+  for (const std::size_t bytes : {rmpl::coll::short_max + 1, widest}) {
+    std::vector<std::uint8_t> data =
+        rank() == root ? block_of(root, 0, bytes, 1) : std::vector<std::uint8_t>(bytes, 0xee);
+    world().broadcast(data, root);
+    EXPECT_EQ(data, block_of(root, 0, bytes, 1)) << bytes << " bytes";
+  }
+  EXPECT_EQ(world_short_calls() - before, 2 + rmpl::coll::broadcast_short_lines_max);
+  std::vector<std::uint8_t> data = rank() == root ? block_of(root, 0, widest + 1, 2)
+                                                  : std::vector<std::uint8_t>(widest + 1, 0xee);
+  world().broadcast(data, root);
+  EXPECT_EQ(data, block_of(root, 0, widest + 1, 2));
+  EXPECT_EQ(world_short_calls() - before, 2 + rmpl::coll::broadcast_short_lines_max)
+      << "a broadcast over the short protocol's sizes took it";
+}
+
 // The root runs up to the ring's depth of broadcasts ahead of the sleeping others, then joins an
 // allgather or alltoall, whose slot is then the one of a broadcast not yet read: it must wait
 // until the readers left it. Numbers of broadcasts around 0, half the ring and the whole ring, so
@@ -241,6 +270,14 @@ TEST_F(ShortProtocol, RootRunsManyCallsAhead) {
         rank() == root ? call_values(root, 3, i) : std::vector<double>(3, -1);
     world().broadcast(data, root);
     ASSERT_EQ(data, call_values(root, 3, i)) << "broadcast " << i;
+  }
+  // Wide ones (9 lines each): the ring is full after depth / 9 of them.
+  if (rank() != root) rmpl_test::sleep_ms(50);
+  for (int i = 0; i < depth / 4 + 3; ++i) {
+    std::vector<double> data = rank() == root ? call_values(root, max_broadcast_doubles, i)
+                                              : std::vector<double>(max_broadcast_doubles, -1);
+    world().broadcast(data, root);
+    ASSERT_EQ(data, call_values(root, max_broadcast_doubles, i)) << "wide broadcast " << i;
   }
   if (rank() == root) rmpl_test::sleep_ms(50);
   for (int i = 0; i < 2 * depth + 8; ++i) {
