@@ -19,7 +19,7 @@ constexpr std::uint64_t depth = area_flags::short_depth;
 /// A member rings the others' doorbells after finishing every `half`-th call only (a writer short
 /// of room waits for a multiple of it, see make_room): the rest cost a local store.
 constexpr std::uint64_t half = depth / 2;
-static_assert(std::max(short_lines_max, broadcast_short_lines_max) + half - 1 <= depth,
+static_assert(std::max(short_lines_max, payload_lines_max) + half - 1 <= depth,
               "a writer short of room must wait for a count every member reaches without it");
 
 /// Short call k of communicator c, as this rank sees it. A call of `lines` lines takes as many call
@@ -138,6 +138,57 @@ void fold_slots(const short_call& call, const reduction& op, std::size_t len, co
   }
 }
 
+/// The most bytes a wide call's payload holds.
+constexpr std::size_t payload_max = payload_lines_max * short_max;
+
+/// Writes `len` bytes from `from` into this rank's `lines` lines of the call, line i with bytes
+/// [i * short_max, (i + 1) * short_max), and publishes each in order (the caller made room): a
+/// reader that sees the last line's number sees them all (each number is stored with release).
+void write_lines(const short_call& call, const std::byte* from, std::size_t len,
+                 std::size_t lines) {
+  if (lines == 1) {  // most calls: their one slot, as directly as the one-line collectives
+    if (len != 0) std::memcpy(call.slot(call.rank()).payload, from, len);
+    call.publish();
+    return;
+  }
+  for (std::size_t i = 0, at = 0; i < lines; ++i, at += short_max) {
+    const std::size_t part = std::min(short_max, len - std::min(len, at));
+    if (part != 0) std::memcpy(call.line(call.rank(), i).payload, from + at, part);
+    call.publish_line(i);
+  }
+}
+
+/// Copies the `len` bytes of member r's payload lines of the call into `to`.
+void read_lines(const short_call& call, int r, std::byte* to, std::size_t len) {
+  if (len <= short_max) {  // one line: the call's slot
+    if (len != 0) std::memcpy(to, call.slot(r).payload, len);
+    return;
+  }
+  for (std::size_t i = 0, at = 0; at < len; ++i, at += short_max) {
+    std::memcpy(to + at, call.line(r, i).payload, std::min(short_max, len - at));
+  }
+}
+
+/// fold_slots for a wide call: each operand gathered from its lines into an aligned buffer first.
+void fold_lines(const short_call& call, const reduction& op, std::size_t len, const std::byte* own,
+                std::byte* acc) {
+  const int n = call.size();
+  const std::size_t count = len / op.element;
+  auto load = [&](int r, std::byte* to) {
+    if (r == call.rank() && own != nullptr) {
+      std::memcpy(to, own, len);
+    } else {
+      read_lines(call, r, to, len);
+    }
+  };
+  alignas(64) std::byte next[payload_max];
+  load(n - 1, acc);
+  for (int r = n - 2; r >= 0; --r) {
+    load(r, next);
+    combine(op, next, acc, count);
+  }
+}
+
 /// Waits for the other members' line `line` of the call (a one-line call: their slots), reads them
 /// with `read` and finishes the call, also when the wait or `read` throws (a rank died, a user
 /// operator threw): the slots of this call are read no more either way.
@@ -153,10 +204,16 @@ void read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0) {
   call.finish();
 }
 
-/// Folds the other members' operands of the call as they arrive (fold_slots; see read_arrivals).
-void fold_arrivals(short_call& call, const reduction& op, std::size_t len, const std::byte* own,
-                   std::byte* acc) {
-  read_arrivals(call, [&] { fold_slots(call, op, len, own, acc); });
+/// Folds the other members' operands of the call as they arrive (fold_slots, or fold_lines for a
+/// call of several lines; see read_arrivals).
+void fold_arrivals(short_call& call, const reduction& op, std::size_t len, std::size_t lines,
+                   const std::byte* own, std::byte* acc) {
+  if (lines == 1) {
+    read_arrivals(call, [&] { fold_slots(call, op, len, own, acc); });
+  } else {
+    read_arrivals(
+        call, [&] { fold_lines(call, op, len, own, acc); }, lines - 1);
+  }
 }
 
 /// Writes `len` bytes from `from` into this rank's slot of the call and publishes it, once the
@@ -181,37 +238,26 @@ void barrier_short(core::engine& e, core::communicator& c) {
 }
 
 void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
-  // Line i carries bytes [i * short_max, (i + 1) * short_max) of the payload, published in order
-  // with its own number: a reader that sees the last line's number sees them all (each store is
-  // a release, so every earlier line is visible with it) and copies them in one pass.
-  const std::size_t lines = broadcast_short_lines(data.size());
+  const std::size_t lines = payload_lines(data.size());
   short_call call(e, c, lines);
   if (call.rank() == root) {
     call.make_room();
-    for (std::size_t i = 0, at = 0; i < lines; ++i, at += short_max) {
-      const std::size_t len = std::min(short_max, data.size() - std::min(data.size(), at));
-      if (len != 0) std::memcpy(call.line(root, i).payload, data.data() + at, len);
-      call.publish_line(i);
-    }
+    write_lines(call, data.data(), data.size(), lines);
     call.wake_others();
   } else {
-    call.wait_arrival(root);
-    for (std::size_t i = 0, at = 0; i < lines; ++i, at += short_max) {
-      const std::size_t len = std::min(short_max, data.size() - std::min(data.size(), at));
-      if (len != 0) std::memcpy(data.data() + at, call.line(root, i).payload, len);
-    }
+    call.wait_arrival(root);  // its last line
+    read_lines(call, root, data.data(), data.size());
   }
   call.finish();
 }
 
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                   const reduction& op, int root) {
-  short_call call(e, c);
-  const std::size_t len = in.size();
+  const std::size_t len = in.size(), lines = payload_lines(len);
+  short_call call(e, c, lines);
   if (call.rank() != root) {
     call.make_room();
-    if (len != 0) std::memcpy(call.slot(call.rank()).payload, in.data(), len);
-    call.publish();
+    write_lines(call, in.data(), len, lines);
     call.fence();
     call.wake(root);
     call.finish();
@@ -219,22 +265,27 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
   }
   // The root's own operand is kept in an aligned copy, not published: it may be `out` itself (in
   // place), and no other rank reads it.
-  alignas(64) std::byte mine[short_max] = {}, acc[short_max];
+  // Its first line's bytes are all defined: fold_slots copies whole payloads.
+  alignas(64) std::byte mine[payload_max], acc[payload_max];
+  std::memset(mine, 0, short_max);
   if (len != 0) std::memcpy(mine, in.data(), len);
-  fold_arrivals(call, op, len, mine, acc);
+  fold_arrivals(call, op, len, lines, mine, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
 void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                      const reduction& op) {
-  short_call call(e, c);
-  const std::size_t len = in.size();
+  const std::size_t len = in.size(), lines = payload_lines(len);
+  short_call call(e, c, lines);
   // Every rank publishes its operand and folds all of them: one line written and one read per
-  // other member, against the shared rounds' four flag words (posted and released, each read by
-  // the other side). `in` may be `out`: the operand is in the slot before anything is written.
-  publish_own(call, in.data(), len);
-  alignas(64) std::byte acc[short_max];
-  fold_arrivals(call, op, len, nullptr, acc);
+  // other member and line, against the shared rounds' four flag words (posted and released, each
+  // read by the other side). `in` may be `out`: the operand is in the lines before anything is
+  // written there.
+  call.make_room();
+  write_lines(call, in.data(), len, lines);
+  call.wake_others();
+  alignas(64) std::byte acc[payload_max];
+  fold_arrivals(call, op, len, lines, nullptr, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 

@@ -1,13 +1,14 @@
-// The short-message protocol of the shared-memory path: barrier, broadcast, reduce and allreduce of
-// at most short_max bytes, allgather of blocks of at most short_max bytes and alltoall of blocks
-// that fit whole in short_lines_max lines, for blocking calls on a communicator that holds a
-// collective area. Each member owns a ring of area_flags::short_depth line-sized slots in its
-// area (fabric/shm/layout.hpp); short call k of a communicator uses slot k % depth of every member,
-// and a slot holds the payload and the call number in ONE cache line: the owner writes the payload,
-// then the number with release; a reader polls that line alone, and one line transfer brings it
-// both. Each member publishes how many short calls it has finished (short_done, its own line); a
-// writer reads those only when it would otherwise overwrite a slot a slower reader may not have
-// read yet, so a broadcast's root runs ahead of the others by up to a ring's depth of calls.
+// The short-message protocol of the shared-memory path: barrier of no bytes, broadcast, reduce and
+// allreduce of at most payload_lines_max lines of short_max bytes, allgather of blocks of at most
+// short_max bytes and alltoall of blocks that fit whole in short_lines_max lines, for blocking
+// calls on a communicator that holds a collective area. Each member owns a ring of
+// area_flags::short_depth line-sized slots in its area (fabric/shm/layout.hpp); short call k of a
+// communicator uses slot k % depth of every member, and a slot holds the payload and the call
+// number in ONE cache line: the owner writes the payload, then the number with release; a reader
+// polls that line alone, and one line transfer brings it both. Each member publishes how many short
+// calls it has finished (short_done, its own line); a writer reads those only when it would
+// otherwise overwrite a slot a slower reader may not have read yet, so a broadcast's root runs
+// ahead of the others by up to a ring's depth of calls.
 //
 // A call runs as a plain loop on the caller's stack (no coroutine, no operation, no request), and
 // waits through the engine's wait_until: spin, yield when oversubscribed, sleep on the doorbell,
@@ -29,8 +30,33 @@ namespace rmpl::coll {
 /// Payload bytes a short call carries: a cache line less its call number.
 inline constexpr std::size_t short_max = sizeof(fabric::shm::area_flags::short_slot::payload);
 
+/// A blocking broadcast, reduce or allreduce of more than short_max bytes is a wide call: its
+/// payload in as many lines as it needs, up to payload_lines_max (1064 bytes), each line with its
+/// own call number. Which sizes take the protocol by default is each collective's choice.
+inline constexpr std::size_t payload_lines_max = 19;
+inline std::size_t payload_lines(std::size_t bytes) noexcept {
+  return bytes <= short_max ? 1 : (bytes + short_max - 1) / short_max;
+}
+/// The longest blocking broadcast that takes the short protocol by default: 9 lines. Beyond, the
+/// rounds win: a root runs up to 256 of them ahead, against 256 / lines calls here (2026-11-27,
+/// forced short over the rounds, 5 interleaved pairs: 512 B 1.10x the time with 4 ranks, 0.78x
+/// with 8; 1 KiB 1.88x and 1.47x; 2 ranks, vCPUs close: 1 KiB 1.07x). Below it, against the
+/// automatic choice of before: 64 B 0.15x the time of the binomial tree with 4 ranks and 0.24x
+/// with 8, 256 B 0.31x and 0.37x, 448 B 0.79x and 0.70x; 2 ranks, vCPUs close, against the
+/// rounds: 57 B 0.26x, 128 B 0.46x, 504 B 0.65x.
+inline constexpr std::size_t broadcast_short_max = 9 * short_max;
+/// The longest blocking reduce and allreduce that take it by default. Every member's operand
+/// crosses to the root (or to everyone) line by line, where the tree or the rounds move it in
+/// bulk, so the wide calls win only while short (2026-11-27, forced short over the automatic
+/// choice, 5 interleaved pairs, 4 / 8 / 2 ranks (vCPUs close): reduce 64 B 0.33x / 0.33x / 0.45x
+/// the time, 256 B 0.48x / 0.63x / 0.68x, 504 B 0.93x / 1.08x / 0.89x, 1 KiB 1.51x / 2.12x;
+/// allreduce 64 B 0.71x / 0.78x / 0.60x, 128 B - / 0.97x / 0.74x, 256 B 1.04x / 0.98x / 1.0x,
+/// 504 B 1.15x / 1.16x / 1.3x).
+inline constexpr std::size_t reduce_short_max = 256;
+inline constexpr std::size_t allreduce_short_max = 128;
+
 /// The collectives over the short protocol, run to their end. The communicator must hold an area;
-/// `data` and `in` at most short_max bytes, `op`'s elements whole in it.
+/// `data` and `in` at most payload_lines_max lines, `op`'s elements whole in them.
 void barrier_short(core::engine& e, core::communicator& c);
 void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root);
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
@@ -54,14 +80,5 @@ inline std::size_t alltoall_short_lines(int members, std::size_t block) noexcept
 }
 /// `in` holds size() equal blocks, alltoall_short_lines() <= short_lines_max; `out` as many.
 void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
-/// A blocking broadcast of more than short_max bytes is a wide call too: its payload in as many
-/// lines as it needs, up to broadcast_short_lines_max (504 bytes). Beyond, the rounds win: a root
-/// runs up to 256 of them ahead, against 256 / lines calls here (2026-11-27, forced short over
-/// the rounds, 5 interleaved pairs: 512 B 1.10x the time with 4 ranks, 0.78x with 8; 1 KiB 1.88x
-/// and 1.47x; 2 ranks, vCPUs close: 1 KiB 1.07x).
-inline constexpr std::size_t broadcast_short_lines_max = 9;
-inline std::size_t broadcast_short_lines(std::size_t bytes) noexcept {
-  return bytes <= short_max ? 1 : (bytes + short_max - 1) / short_max;
-}
 
 }  // namespace rmpl::coll

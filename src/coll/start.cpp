@@ -396,8 +396,8 @@ std::string_view chosen(const target& t, collective c) {
 }
 
 /// Whether a call that is not forced takes the short protocol (shared_short.hpp): a blocking one
-/// whose payload `fits` (at most short_max bytes per rank; a broadcast's in at most
-/// broadcast_short_lines_max lines, an alltoall's blocks in at most short_lines_max) on a
+/// whose payload `fits` (at most short_max bytes per rank; a broadcast's, reduce's or allreduce's
+/// in at most payload_lines_max lines, an alltoall's blocks in at most short_lines_max) on a
 /// communicator with an area, at any rank count: in interleaved runs (2026-11-22, loaded machine)
 /// it took 0.38-0.40 of the time of the algorithms it replaced at 2 ranks ("shared"), 0.82-0.89 at
 /// 4 and 0.87-0.98 at 8 ("shared" barrier, binomial broadcast and reduce); 8 B allgather and
@@ -444,10 +444,10 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     check_root(t, c, root);
     const agreement a = agree_on(c, root, data.size());
     check_buffer(t, c, data, "buffer");
-    const bool short_fits = broadcast_short_lines(data.size()) <= broadcast_short_lines_max;
+    const bool short_fits = payload_lines(data.size()) <= payload_lines_max;
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, short_fits)                                                 ? "short"
+      name = short_suits(t, data.size() <= broadcast_short_max)                         ? "short"
              : shared_suits(t, data.size(), single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
              : t.comm.size <= 2 || data.size() < (256u << 10)                           ? "binomial"
                                                               : "scatter_allgather";
@@ -481,12 +481,12 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size() <= short_max)                                       ? "short"
+      name = short_suits(t, in.size() <= reduce_short_max)                                ? "short"
              : shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
              : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
                                                         : "binomial";
     }
-    if (ran_short(t, name, in.size() <= short_max,
+    if (ran_short(t, name, payload_lines(in.size()) <= payload_lines_max,
                   [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
       return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
@@ -511,12 +511,12 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     check_room(t, c, out.size(), in.size(), "receive buffer");
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size() <= short_max) ? "short"
-             : area_usable(t) && area_fits(t, op)   ? "shared"
-             : in.size() >= (16u << 10)             ? "rabenseifner"
-                                                    : "recursive_doubling";
+      name = short_suits(t, in.size() <= allreduce_short_max) ? "short"
+             : area_usable(t) && area_fits(t, op)             ? "shared"
+             : in.size() >= (16u << 10)                       ? "rabenseifner"
+                                                              : "recursive_doubling";
     }
-    if (ran_short(t, name, in.size() <= short_max,
+    if (ran_short(t, name, payload_lines(in.size()) <= payload_lines_max,
                   [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
       return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {

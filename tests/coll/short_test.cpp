@@ -27,9 +27,11 @@ using rmpl_test::world;
 class ShortProtocol : public rmpl_test::collective {};
 
 constexpr std::size_t max_doubles = rmpl::coll::short_max / sizeof(double);  // 7
-/// The most doubles a wide short broadcast carries (63: 9 lines).
-constexpr std::size_t max_broadcast_doubles =
-    rmpl::coll::broadcast_short_lines_max * rmpl::coll::short_max / sizeof(double);
+/// The most doubles a wide short broadcast carries by default (63: 9 lines), and a wide call when
+/// forced (133: 19 lines).
+constexpr std::size_t max_broadcast_doubles = rmpl::coll::broadcast_short_max / sizeof(double);
+constexpr std::size_t max_wide_doubles =
+    rmpl::coll::payload_lines_max * rmpl::coll::short_max / sizeof(double);
 /// Slots of each member's ring: how far a writer may run ahead.
 constexpr int depth = static_cast<int>(rmpl::fabric::shm::area_flags::short_depth);
 constexpr int half = depth / 2;
@@ -99,11 +101,11 @@ constexpr const char* short_collectives[] = {"barrier",   "broadcast", "reduce",
                                              "allreduce", "allgather", "alltoall"};
 
 /// Runs `calls` short calls on `c`, cycling through barrier, broadcast, allreduce, reduce,
-/// allgather and alltoall with every root, payloads of 0 to max_doubles doubles (a broadcast's: 0
-/// to max_broadcast_doubles, over several lines) and blocks of 0 to short_max bytes (an
-/// alltoall's: 0 to short_max / size() each), checking each result. A "laggard" rank sleeps now
-/// and then, so the others run ahead as far as the ring lets them. Adds to `numbers` the call
-/// numbers the calls take (a wide broadcast's or alltoall's: one per line).
+/// allgather and alltoall with every root, payloads of 0 to max_doubles doubles (every other
+/// broadcast, allreduce and reduce: 0 to max_wide_doubles, a wide call) and blocks of 0 to
+/// short_max bytes (an alltoall's: 0 to short_max / size() each), checking each result. A
+/// "laggard" rank sleeps now and then, so the others run ahead as far as the ring lets them. Adds
+/// to `numbers` the call numbers the calls take (a wide call's: one per line).
 void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int salt,
                        std::uint64_t* numbers = nullptr) {
   std::uint64_t taken = 0;
@@ -120,11 +122,12 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
                  << gather_block << " / " << exchange_block << " bytes, communicator rank "
                  << c.rank() << " of " << c.size());
     if (c.rank() == laggard && i % 97 == 5) rmpl_test::sleep_ms(20);
-    const std::size_t broadcast_count =
-        static_cast<std::size_t>(i * 5 + i / 6) % (max_broadcast_doubles + 1);
-    taken += i % 6 == 5   ? rmpl::coll::alltoall_short_lines(c.size(), exchange_block)
-             : i % 6 == 1 ? rmpl::coll::broadcast_short_lines(broadcast_count * sizeof(double))
-                          : 1;
+    // Broadcasts, reduces and allreduces over one line and wide ones, up to the widest call.
+    const std::size_t wide_count = static_cast<std::size_t>(i * 5 + i / 6) % (max_wide_doubles + 1);
+    const std::size_t count_of_call = i % 3 == 0 ? count : wide_count;
+    taken += i % 6 == 5                 ? rmpl::coll::alltoall_short_lines(c.size(), exchange_block)
+             : i % 6 >= 1 && i % 6 <= 3 ? rmpl::coll::payload_lines(count_of_call * sizeof(double))
+                                        : 1;
     switch (i % 6) {
       case 4:
         check_allgather(c, gather_block, call, i % 12 == 10);
@@ -136,25 +139,26 @@ void run_checked_calls(const rmpl::communicator& c, int calls, int laggard, int 
         c.barrier();
         break;
       case 1: {
-        std::vector<double> data = c.rank() == root ? call_values(root, broadcast_count, call)
-                                                    : std::vector<double>(broadcast_count, -1);
+        std::vector<double> data = c.rank() == root ? call_values(root, count_of_call, call)
+                                                    : std::vector<double>(count_of_call, -1);
         c.broadcast(data, root);
-        ASSERT_EQ(data, call_values(root, broadcast_count, call));
+        ASSERT_EQ(data, call_values(root, count_of_call, call));
         break;
       }
       case 2: {
-        std::vector<double> in = call_values(c.rank(), count, call), out(count, -1);
+        std::vector<double> in = call_values(c.rank(), count_of_call, call), out(count_of_call, -1);
         c.allreduce(in, out, rmpl::ops::sum{});
-        ASSERT_EQ(out, call_sum(c.size(), count, call));
+        ASSERT_EQ(out, call_sum(c.size(), count_of_call, call));
         break;
       }
       case 3: {
-        std::vector<double> in = call_values(c.rank(), count, call), out(count, -1);
+        std::vector<double> in = call_values(c.rank(), count_of_call, call), out(count_of_call, -1);
         c.reduce(in, out, rmpl::ops::sum{}, root);
         if (c.rank() == root) {
-          ASSERT_EQ(out, call_sum(c.size(), count, call));
+          ASSERT_EQ(out, call_sum(c.size(), count_of_call, call));
         } else {
-          ASSERT_EQ(out, std::vector<double>(count, -1));  // a non-root's buffer is not written
+          // A non-root's buffer is not written.
+          ASSERT_EQ(out, std::vector<double>(count_of_call, -1));
         }
       }
     }
@@ -204,10 +208,11 @@ TEST_F(ShortProtocol, ExchangesChooseShortAutomatically) {
       << "a call over the short protocol's sizes took it";
 }
 
-// Without forcing, blocking broadcasts up to broadcast_short_lines_max lines take the short
-// protocol, one call number per line; a byte more does not, and both arrive whole.
+// Without forcing, blocking broadcasts up to broadcast_short_max bytes take the short protocol, one
+// call number per line; a byte more does not, and both arrive whole.
 TEST_F(ShortProtocol, WideBroadcastsChooseShortAutomatically) {
-  constexpr std::size_t widest = rmpl::coll::broadcast_short_lines_max * rmpl::coll::short_max;
+  constexpr std::size_t widest = rmpl::coll::broadcast_short_max;
+  constexpr std::size_t widest_lines = widest / rmpl::coll::short_max;
   const int root = size() - 1;
   const std::uint64_t before = world_short_calls();
   for (const std::size_t bytes : {rmpl::coll::short_max + 1, widest}) {
@@ -216,13 +221,40 @@ TEST_F(ShortProtocol, WideBroadcastsChooseShortAutomatically) {
     world().broadcast(data, root);
     EXPECT_EQ(data, block_of(root, 0, bytes, 1)) << bytes << " bytes";
   }
-  EXPECT_EQ(world_short_calls() - before, 2 + rmpl::coll::broadcast_short_lines_max);
+  EXPECT_EQ(world_short_calls() - before, 2 + widest_lines);
   std::vector<std::uint8_t> data = rank() == root ? block_of(root, 0, widest + 1, 2)
                                                   : std::vector<std::uint8_t>(widest + 1, 0xee);
   world().broadcast(data, root);
   EXPECT_EQ(data, block_of(root, 0, widest + 1, 2));
-  EXPECT_EQ(world_short_calls() - before, 2 + rmpl::coll::broadcast_short_lines_max)
+  EXPECT_EQ(world_short_calls() - before, 2 + widest_lines)
       << "a broadcast over the short protocol's sizes took it";
+}
+
+// Without forcing, blocking reduces up to reduce_short_max bytes and allreduces up to
+// allreduce_short_max take the short protocol, one call number per line; 8 bytes more do not.
+TEST_F(ShortProtocol, WideReductionsChooseShortAutomatically) {
+  const int root = size() / 2;
+  const std::uint64_t before = world_short_calls();
+  std::uint64_t lines = 0;
+  for (const bool all : {false, true}) {
+    const std::size_t widest = all ? rmpl::coll::allreduce_short_max : rmpl::coll::reduce_short_max;
+    for (const std::size_t bytes : {widest, widest + sizeof(double)}) {
+      const std::size_t count = bytes / sizeof(double);
+      const int call = static_cast<int>(bytes) + (all ? 1 : 0);
+      std::vector<double> in = call_values(rank(), count, call), out(count, -1);
+      if (all) {
+        world().allreduce(in, out, rmpl::ops::sum{});
+      } else {
+        world().reduce(in, out, rmpl::ops::sum{}, root);
+      }
+      if (all || rank() == root) {
+        EXPECT_EQ(out, call_sum(size(), count, call)) << bytes << " bytes";
+      }
+    }
+    lines += rmpl::coll::payload_lines(widest);
+  }
+  EXPECT_EQ(world_short_calls() - before, lines)
+      << "a reduction over the short protocol's default sizes took it, or one within did not";
 }
 
 // The root runs up to the ring's depth of broadcasts ahead of the sleeping others, then joins an
@@ -370,7 +402,8 @@ TEST_F(ShortProtocol, NonCommutativeReduceInRankOrder) {
   const rmpl::communicator* const both[] = {&w, &reversed};
   for (const rmpl::communicator* c : both) {
     for (int root = 0; root < c->size(); ++root) {
-      for (std::size_t count : {std::size_t{1}, std::size_t{3}}) {  // 16 and 48 bytes
+      // 16 and 48 bytes (one line), 64 and 1056 bytes (wide: 2 and 19 lines).
+      for (std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{66}}) {
         const int salt = root * 10 + static_cast<int>(count);
         std::vector<affine> in(count), out(count, affine{-1, -1}), expected(count);
         for (std::size_t i = 0; i < count; ++i) {
