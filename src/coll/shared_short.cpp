@@ -216,13 +216,13 @@ void fold_arrivals(short_call& call, const reduction& op, std::size_t len, std::
   }
 }
 
-/// Writes `len` bytes from `from` into this rank's slot of the call and publishes it, once the
-/// slowest reader has left the slot (make_room), then wakes the members that sleep. `from` may lie
-/// in the caller's receive buffer: it is read before anything is written there.
-void publish_own(short_call& call, const std::byte* from, std::size_t len) {
+/// Writes `len` bytes from `from` into this rank's `lines` lines of the call and publishes them
+/// (write_lines), once the slowest reader has left them (make_room), then wakes the members that
+/// sleep. `from` may lie in the caller's receive buffer: it is read before anything is written
+/// there.
+void publish_own(short_call& call, const std::byte* from, std::size_t len, std::size_t lines = 1) {
   call.make_room();
-  if (len != 0) std::memcpy(call.slot(call.rank()).payload, from, len);
-  call.publish();
+  write_lines(call, from, len, lines);
   call.wake_others();
 }
 
@@ -241,9 +241,7 @@ void broadcast_short(core::engine& e, core::communicator& c, bytes data, int roo
   const std::size_t lines = payload_lines(data.size());
   short_call call(e, c, lines);
   if (call.rank() == root) {
-    call.make_room();
-    write_lines(call, data.data(), data.size(), lines);
-    call.wake_others();
+    publish_own(call, data.data(), data.size(), lines);
   } else {
     call.wait_arrival(root);  // its last line
     read_lines(call, root, data.data(), data.size());
@@ -281,9 +279,7 @@ void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, byt
   // other member and line, against the shared rounds' four flag words (posted and released, each
   // read by the other side). `in` may be `out`: the operand is in the lines before anything is
   // written there.
-  call.make_room();
-  write_lines(call, in.data(), len, lines);
-  call.wake_others();
+  publish_own(call, in.data(), len, lines);
   alignas(64) std::byte acc[payload_max];
   fold_arrivals(call, op, len, lines, nullptr, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
