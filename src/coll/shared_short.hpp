@@ -37,6 +37,10 @@ inline constexpr std::size_t payload_lines_max = 19;
 inline std::size_t payload_lines(std::size_t bytes) noexcept {
   return bytes <= short_max ? 1 : (bytes + short_max - 1) / short_max;
 }
+/// Whether a broadcast, reduce or allreduce of `bytes` can go as a (wide) short call at all.
+inline bool payload_fits(std::size_t bytes) noexcept {
+  return payload_lines(bytes) <= payload_lines_max;
+}
 /// The longest blocking broadcast that takes the short protocol by default: 9 lines. Beyond, the
 /// rounds win: a root runs up to 256 of them ahead, against 256 / lines calls here (2026-11-27,
 /// forced short over the rounds, 5 interleaved pairs: 512 B 1.10x the time with 4 ranks, 0.78x

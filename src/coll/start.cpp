@@ -444,7 +444,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     check_root(t, c, root);
     const agreement a = agree_on(c, root, data.size());
     check_buffer(t, c, data, "buffer");
-    const bool short_fits = payload_lines(data.size()) <= payload_lines_max;
+    const bool short_fits = payload_fits(data.size());
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
       name = short_suits(t, data.size() <= broadcast_short_max)                         ? "short"
@@ -486,7 +486,7 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
              : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
                                                         : "binomial";
     }
-    if (ran_short(t, name, payload_lines(in.size()) <= payload_lines_max,
+    if (ran_short(t, name, payload_fits(in.size()),
                   [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
       return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
@@ -516,7 +516,7 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
              : in.size() >= (16u << 10)                       ? "rabenseifner"
                                                               : "recursive_doubling";
     }
-    if (ran_short(t, name, payload_lines(in.size()) <= payload_lines_max,
+    if (ran_short(t, name, payload_fits(in.size()),
                   [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
       return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
