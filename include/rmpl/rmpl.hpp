@@ -79,6 +79,12 @@ int world_size() noexcept;
 // Communicators (collective over `c`; a process outside the new group gets nullptr).
 comm_ptr world_comm();
 comm_ptr dup(const comm_impl& c);
+/// A nonblocking dup: the returned request completes when c's members have agreed on the new
+/// communicator's context; finish_dup then makes it (locally). Other communication may go on
+/// meanwhile, on c too.
+struct pending_dup;
+request_id idup(const comm_impl& c, std::shared_ptr<pending_dup>& out);
+comm_ptr finish_dup(const pending_dup& d);
 comm_ptr split(const comm_impl& c, int color, int key);
 comm_ptr create(const comm_impl& c, const group& members);
 /// A communicator of `members` (a subgroup of c's members), collective over `members` only

@@ -13,6 +13,7 @@
 #include "api/communicator.hpp"
 #include "api/runtime.hpp"
 #include "base/error.hpp"
+#include "coll/collectives.hpp"
 
 namespace rmpl {
 namespace detail {
@@ -48,27 +49,18 @@ struct claim {
 };
 
 /// Agrees with every member of `parent` on a context pair and an area slot free on all of them
-/// (one allreduce of their free masks), and claims them.
+/// (coll/claim.cpp), and claims them.
 claim agree_on_claim(const comm_impl& parent) {
+  auto out = std::make_shared<coll::context_claim>();
   core::engine& e = api::kernel();
-  const core::context_pool::mask& contexts = e.contexts().free_mask();
-  std::array<std::uint64_t, std::tuple_size_v<core::context_pool::mask> + 1> agreed{};
-  std::copy(contexts.begin(), contexts.end(), agreed.begin());
-  agreed.back() = e.areas().free_mask();
-  const reduction and_op = make_reduction<std::uint64_t>(ops::bit_and{});
-  auto span = std::as_writable_bytes(std::span(agreed));
-  request_id id = iallreduce(parent, span, span, and_op);
-  wait(id);
-  core::context_pool::mask agreed_contexts;
-  std::copy_n(agreed.begin(), agreed_contexts.size(), agreed_contexts.begin());
-  const auto context = e.contexts().claim_lowest(agreed_contexts);
-  if (!context) {
-    base::fail(errc::exhausted,
-               "rank {}: no communicator context is free on every rank of a communicator "
-               "of {} ({} in use here): free communicators that are no longer needed",
-               parent.kernel.rank, parent.kernel.size, e.contexts().in_use());
+  // Run to its end here, except in the checked mode (RMPL_CHECK_COLLECTIVES), which always starts
+  // a collective and leaves the wait to its caller.
+  if (core::request* r =
+          coll::start_context_claim(coll::target{e, parent.kernel, nullptr, true}, out)) {
+    e.wait(r);
+    e.finish(r);
   }
-  return {*context, e.areas().claim_lowest(agreed.back()).value_or(-1)};
+  return {out->context, out->area};
 }
 
 /// A communicator of `members` (job ranks, in rank order) on `context`, or null if this process
@@ -105,8 +97,9 @@ comm_ptr inheriting(const comm_impl& parent, comm_ptr made) {
 }
 }  // namespace
 
-comm_ptr dup(const comm_impl& c) {
-  const claim taken = agree_on_claim(c);
+namespace {
+/// `c`'s duplicate on the pair and slot `taken`.
+comm_ptr dup_on(const comm_impl& c, const claim& taken) {
   core::communicator k = c.kernel;
   k.context = taken.context;
   k.collectives_started = 0;
@@ -114,6 +107,29 @@ comm_ptr dup(const comm_impl& c) {
   k.area_rounds = {};
   k.short_calls = k.short_seen = 0;
   return inheriting(c, std::make_shared<comm_impl>(std::move(k)));
+}
+}  // namespace
+
+comm_ptr dup(const comm_impl& c) {
+  return dup_on(c, agree_on_claim(c));
+}
+
+/// A nonblocking dup in flight: the parent (kept alive by it) and what its members agree on.
+struct pending_dup {
+  std::shared_ptr<const comm_impl> parent;
+  std::shared_ptr<coll::context_claim> claim = std::make_shared<coll::context_claim>();
+};
+
+request_id idup(const comm_impl& c, std::shared_ptr<pending_dup>& out) {
+  out = std::make_shared<pending_dup>();
+  out->parent = c.shared_from_this();
+  return coll::start_context_claim(coll::target{api::kernel(), c.kernel, c.shared_from_this()},
+                                   out->claim)
+      ->id();
+}
+
+comm_ptr finish_dup(const pending_dup& d) {
+  return dup_on(*d.parent, claim{d.claim->context, d.claim->area});
 }
 
 comm_ptr split(const comm_impl& c, int color, int key) {

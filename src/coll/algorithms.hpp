@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -52,6 +53,10 @@ class even_blocks {
 
 // barrier.cpp
 task barrier_dissemination(exchange x);
+
+// ---- a new communicator's context pair and area slot (claim.cpp)
+struct context_claim;
+task claim_context(exchange x, std::shared_ptr<context_claim> out);
 
 // shared.cpp: through the communicator's shared areas (only on one that holds a slot)
 task barrier_shared(exchange x);

@@ -65,4 +65,15 @@ core::request* start_neighbor_exchange(const target& t, const_bytes in,
                                        sizes send_displs, bytes out, std::span<const int> sources,
                                        sizes recv_counts, sizes recv_displs);
 
+/// What the members of a communicator agree on for a new one made from it (dup, split, create):
+/// a context pair free on all of them and, if one is, a collective area slot (-1: none). Written
+/// when the agreement ends.
+struct context_claim {
+  std::uint32_t context = 0;
+  int area = -1;
+};
+/// Starts the agreement (coll/claim.cpp) on the target's communicator; `out` is filled when it
+/// ends. Blocking (t.to_end): runs it to its end and returns null.
+core::request* start_context_claim(const target& t, std::shared_ptr<context_claim> out);
+
 }  // namespace rmpl::coll

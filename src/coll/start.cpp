@@ -17,6 +17,7 @@
 #include "coll/select.hpp"
 #include "coll/shared_area.hpp"
 #include "coll/shared_short.hpp"
+#include "core/context_pool.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl::coll {
@@ -500,6 +501,15 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     return launch(t, c, a, "binomial", in.size(),
                   [&](exchange x) { return reduce_binomial(x, in, out, op, root); });
   });
+}
+
+core::request* start_context_claim(const target& t, std::shared_ptr<context_claim> out) {
+  // Named an allreduce of the free masks for the checked mode, as it is one (and a second, short
+  // one when the members' choices are compared).
+  constexpr auto c = collective::allreduce;
+  const agreement a = agree_on(c, -1, (core::context_pool::pairs / 64 + 1) * 8);
+  return launch(t, c, a, "context_claim", 0,
+                [&](exchange x) { return claim_context(x, std::move(out)); });
 }
 
 core::request* start_allreduce(const target& t, const_bytes in, bytes out, const reduction& op) {

@@ -86,17 +86,12 @@ MPI_Comm split_inter(const rmpl_mpi_comm& parent, int color, int key) {
   return make_intercomm(std::move(made.inter), std::move(made.local_group), parent);
 }
 
-/// A duplicate of `c`: its topology and the attributes its copy callbacks copy (MPI_Comm_dup).
-MPI_Comm duplicate(MPI_Comm c) {
-  rmpl_mpi_comm& old = comm(c);
-  MPI_Comm copy = MPI_COMM_NULL;
-  if (old.inter) {
-    detail::comm_ptr local_group = detail::dup(*old.local_group);
-    copy = make_intercomm(detail::intercomm_dup(*old.impl, *old.local_group),
-                          std::move(local_group), old);
-  } else {
-    copy = make_comm(detail::dup(*old.impl), old);
-  }
+/// Gives `copy` what a duplicate of `c` inherits besides its kernel communicator: the error
+/// handler, the topology and the attributes the copy callbacks copy. Discards `copy` if a copy
+/// callback fails.
+MPI_Comm inherit(MPI_Comm c, MPI_Comm copy) {
+  const rmpl_mpi_comm& old = comm(c);
+  copy->errhandler = old.errhandler;
   if (old.topology) copy->topology = std::make_unique<cartesian>(*old.topology);
   if (old.graph_topology) copy->graph_topology = std::make_unique<graph>(*old.graph_topology);
   if (old.dist_graph_topology) {
@@ -109,6 +104,20 @@ MPI_Comm duplicate(MPI_Comm c) {
     throw;
   }
   return copy;
+}
+
+/// A duplicate of `c`: its topology and the attributes its copy callbacks copy (MPI_Comm_dup).
+MPI_Comm duplicate(MPI_Comm c) {
+  rmpl_mpi_comm& old = comm(c);
+  MPI_Comm copy = MPI_COMM_NULL;
+  if (old.inter) {
+    detail::comm_ptr local_group = detail::dup(*old.local_group);
+    copy = make_intercomm(detail::intercomm_dup(*old.impl, *old.local_group),
+                          std::move(local_group), old);
+  } else {
+    copy = make_comm(detail::dup(*old.impl), old);
+  }
+  return inherit(c, copy);
 }
 
 }  // namespace
@@ -179,13 +188,34 @@ int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
 
 int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
   return call(c, "MPI_Comm_idup", [&] {
+    const rmpl_mpi_comm& old = comm(c);
     checked_out(newcomm);
     if (request == nullptr) fail(MPI_ERR_ARG, "the request handle pointer is null");
-    // Done at once: the agreement on a context is one short allreduce over the members, who all
-    // call this; the request then only reports completion.
-    *newcomm = duplicate(c);
-    *request = completed_request(c, request_kind::collective,
-                                 MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0});
+    if (old.inter) {
+      // An intercommunicator's agreement spans both groups (detail::intercomm_dup) and runs to
+      // its end here: the request only reports completion.
+      *newcomm = duplicate(c);
+      *request = completed_request(c, request_kind::collective,
+                                   MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0});
+      return MPI_SUCCESS;
+    }
+    // The new handle gets what it inherits now (c may be freed before the request completes); the
+    // members' agreement on its context goes on in the background, and *newcomm is written when
+    // the request completes (MPI-3.1 5.12: it may not be used before).
+    MPI_Comm copy = inherit(c, comms().make());
+    std::shared_ptr<rmpl::detail::pending_dup> pending;
+    rmpl::detail::request_id id = rmpl::detail::null_request;
+    try {
+      id = rmpl::detail::idup(*old.impl, pending);
+    } catch (...) {
+      discard_comm(copy);
+      throw;
+    }
+    *request = make_request(c, request_kind::collective, id,
+                            [copy, newcomm, pending = std::move(pending)](MPI_Status&) {
+                              copy->impl = rmpl::detail::finish_dup(*pending);
+                              *newcomm = copy;
+                            });
     return MPI_SUCCESS;
   });
 }
