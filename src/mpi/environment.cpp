@@ -20,6 +20,10 @@
 #include "mpi/environment.hpp"
 #include "mpi/requests.hpp"
 
+// What every translation unit that includes mpi.h refers to (mpi.h says why): defined here, by
+// the library, and nowhere else. Its value is never read.
+const char rmpl_mpi_h_needs_rmpl_libmpi = 0;
+
 struct rmpl_mpi_comm rmpl_mpi_comm_world;
 struct rmpl_mpi_comm rmpl_mpi_comm_self;
 
