@@ -206,7 +206,7 @@ int job::run() {
       break;
     }
     if (!ending_ && !failed_ && !swept_ && deadline_ && now >= *deadline_) {
-      say("timeout after {} s; ending the job", opt_.timeout_text);
+      say("timeout after {} s{}; ending the job", opt_.timeout_text, opt_.timeout_origin);
       begin_end(SIGTERM, exit_timeout);
     }
     if (failed_ && !ending_ && !swept_ && now >= survivors_until_) begin_end(SIGTERM, status_);
