@@ -58,14 +58,22 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   }
 }
 
+void engine::finalize() {
+  if (finalized_) return;
+  finalized_ = true;  // tried once: a death found here is reported here, not again at destruction
+  // Push out what we still owe peers (buffered sends, control cells), then wait for every rank,
+  // progressing all the while so that peers' transfers that need us can finish.
+  wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
+  const std::uint32_t generation = dom_.barrier_arrive();
+  wait_until([&] { return dom_.barrier_done(generation); });
+  areas_.reset_mine();
+}
+
 engine::~engine() {
-  // Finalize: push out what we still owe peers (buffered sends, control cells), then wait for every
-  // rank, progressing all the while so that peers' transfers that need us can finish.
+  // The C++ session's end (and a process that never finalized explicitly): nobody to return the
+  // error to, so it is printed.
   try {
-    wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
-    const std::uint32_t generation = dom_.barrier_arrive();
-    wait_until([&] { return dom_.barrier_done(generation); });
-    areas_.reset_mine();
+    finalize();
   } catch (const error& e) {
     std::fprintf(stderr, "%s (during finalize)\n", e.what());
   }

@@ -42,6 +42,11 @@ struct tuning {
 class engine {
  public:
   engine();
+  /// Finalizes, as the destructor would if this had not run: pushes out what the rank still owes
+  /// its peers and waits for every rank. Throws errc::dead_rank when a rank died first (before or
+  /// during this wait); the engine is finalized either way and the destructor does nothing more.
+  /// For callers that must report that failure (MPI_Finalize), which a destructor cannot.
+  void finalize();
   ~engine();
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
@@ -258,6 +263,7 @@ class engine {
   // whose coroutine would write into the caller's buffers, a receive) are never touched again, so
   // they can be dropped while the error unwinds the caller's stack.
   bool halted_ = false;
+  bool finalized_ = false;  ///< finalize() has run (or been tried): the destructor skips it
 
   void check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                   send_mode mode) const;

@@ -121,8 +121,17 @@ int PMPI_Finalize(void) {
     rmpl_mpi_comm_world.impl.reset();
     rmpl_mpi_comm_self.impl.reset();
     now = phase::after;
-    rmpl::api::release();  // waits for every rank
-    return MPI_SUCCESS;
+    // Waits for every rank. A rank that died before all arrived is this call's failure
+    // (MPI_ERR_PROC_FAILED), reported through MPI_COMM_WORLD's handler while the kernel still
+    // knows this rank; MPI is finalized either way.
+    int result = MPI_SUCCESS;
+    try {
+      rmpl::api::finalize_if_last();
+    } catch (...) {
+      result = raise_current(nullptr, "MPI_Finalize");
+    }
+    rmpl::api::release();
+    return result;
   });
 }
 int PMPI_Initialized(int* flag) {

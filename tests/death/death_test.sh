@@ -167,7 +167,7 @@ done
 
 if [[ -n $MPI_PEER ]]; then
   i=0
-  for op in recv sendrecv allreduce iprobe test testall; do
+  for op in recv sendrecv allreduce iprobe test testall finalize; do
     for death in exit3 sigkill; do
       n=${ranks[i % 5]}
       i=$((i + 1))
