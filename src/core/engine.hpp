@@ -258,6 +258,11 @@ class engine {
 #endif
   }
   [[noreturn]] void throw_dead_rank() const;
+  /// The outcome of a single copy from `peer` that found no process (ESRCH), once the segment says
+  /// why: errc::dead_rank if a rank died (this one, or the one whose death made it end) or if it
+  /// vanished without its launcher saying how, errc::system (the message says it had finished)
+  /// if it had finalized.
+  errc vanished_peer(int peer) const;
   // Set by progress() once the segment says a rank died. From then on nothing moves: every wait
   // that is not already satisfied throws errc::dead_rank, and requests still pending (a collective
   // whose coroutine would write into the caller's buffers, a receive) are never touched again, so
