@@ -237,6 +237,15 @@ for dir in "${dirs[@]}"; do
   check "mpicxx hello.cpp -L$dir -lmpi: the user's own -lmpi is rmpl's too" \
     '[[ $rc -eq 0 ]] && is_ours hello_lmpi'
 done
+# A configure script's probe for a function (AC_CHECK_FUNC declares it itself, includes no mpi.h)
+# with the build's -L: it must not "find" the function in another MPI's libmpi.so.
+cat >probe_win.c <<'EOF'
+char MPI_Win_create(void);
+int main(void) { return MPI_Win_create(); }
+EOF
+run "$bin/mpicc" probe_win.c -L"${foreign_dir:-$system_dir}" -o probe_win
+check "a configure-style probe for MPI_Win_create with -L${foreign_dir:-$system_dir} fails to link" \
+  '[[ $rc -ne 0 && ! -e probe_win && $err == *"undefined reference to"*MPI_Win_create* ]]'
 LIBRARY_PATH=${foreign_dir:-$system_dir} run "$bin/mpicc" "$here/init_only.c" -o init_only_lp
 check "mpicc with LIBRARY_PATH=${foreign_dir:-$system_dir} links rmpl's libmpi.so" \
   '[[ $rc -eq 0 ]] && is_ours init_only_lp'
