@@ -511,11 +511,14 @@ void engine::send_control_bytes(int dest, kind how, const unsigned char* body) {
     ++backlogged_;
   }
   // The reserve is full (the peer has not drained its ring): queue it, and owe it until it is out.
-  // Control cells do not take part in matching order, so they may overtake queued messages.
+  // Control cells do not take part in matching order, so they may overtake queued messages, but
+  // not each other: after the controls already queued. (A control pushed in front of them once
+  // sent a rendezvous's fin ahead of its assist, and the sender took the assist for a forgery.)
   ++controls_owed_;
   pending p{nullptr, how, {}};
   std::memcpy(p.body, body, sizeof(p.body));
-  ch.backlog.push_front(p);
+  ch.backlog.insert(ch.backlog.begin() + static_cast<std::ptrdiff_t>(ch.backlog_controls), p);
+  ++ch.backlog_controls;
 }
 
 bool engine::flush_backlog(int dest) {
@@ -531,6 +534,7 @@ bool engine::flush_backlog(int dest) {
       write_control(c, p.how, p.body);
       publish(ch, dest, c);
       --controls_owed_;
+      --ch.backlog_controls;
     }
     ch.backlog.pop_front();
     worked = true;

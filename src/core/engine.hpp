@@ -211,6 +211,9 @@ class engine {
     std::uint64_t tail = 0;   ///< cells published so far
     std::uint64_t limit = 0;  ///< tail may grow up to this (head last seen + ring size)
     std::deque<pending> backlog;
+    /// Control cells at the front of `backlog`: they overtake queued messages, but keep their own
+    /// order (an assist must reach the sender before its transfer's fin).
+    std::size_t backlog_controls = 0;
     /// the receiver's ready notices, one per (context, tag); the send paths test empty() (one
     /// predictable branch while there are none)
     std::vector<notice> held;
