@@ -30,6 +30,34 @@ extern "C" {
 #define MPI_SUBVERSION 1
 #define RMPL_MPI 1
 
+/* Open MPI's library is libmpi.so too, and a build can pick it up by mistake (a -L of its own
+ * ahead of rmpl's). Every translation unit that includes this header therefore refers to a symbol
+ * that only rmpl's libmpi (shared or static) defines, so that a program compiled against this
+ * mpi.h and linked with another MPI fails to link with "undefined reference to
+ * `rmpl_mpi_h_needs_rmpl_libmpi'" instead of failing at run time (or a configure probe "finding"
+ * functions rmpl does not have). The cost is one pointer of read-only data per translation unit,
+ * no code. "used" and "retain" keep it through optimisation and --gc-sections; "unused" and the
+ * pragmas keep -Werror builds quiet (an old assembler without SHF_GNU_RETAIN makes GCC warn that it
+ * ignores "retain"). A shared library is allowed undefined symbols: one built so fails when loaded,
+ * with the same name. */
+#if defined(__GNUC__) || defined(__clang__)
+extern const char rmpl_mpi_h_needs_rmpl_libmpi;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define RMPL_MPI_RETAIN_ __attribute__((retain))
+#endif
+#endif
+#ifndef RMPL_MPI_RETAIN_
+#define RMPL_MPI_RETAIN_
+#endif
+static const char* const rmpl_mpi_h_link_check __attribute__((used, unused)) RMPL_MPI_RETAIN_ =
+    &rmpl_mpi_h_needs_rmpl_libmpi;
+#undef RMPL_MPI_RETAIN_
+#pragma GCC diagnostic pop
+#endif
+
 /* ------------------------------------------------------------------ handles and basic types */
 
 typedef struct rmpl_mpi_comm* MPI_Comm;

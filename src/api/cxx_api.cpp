@@ -77,6 +77,9 @@ void release() noexcept {
     the_engine.reset();
   }
 }
+void finalize_if_last() {
+  if (users == 1 && the_engine) the_engine->finalize();
+}
 detail::comm_ptr world() {
   kernel();  // throws when not initialized
   return the_world;

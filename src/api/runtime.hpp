@@ -21,8 +21,13 @@ inline core::engine& kernel() {
 }
 /// Counts an init; the first creates the engine.
 void acquire();
-/// Counts a finalize; the last destroys the engine (which waits for every rank).
+/// Counts a finalize; the last destroys the engine (which waits for every rank, and prints the
+/// error if a rank died first).
 void release() noexcept;
+/// When the next release() is the last: finalizes the engine now (waits for every rank) and throws
+/// its errc::dead_rank if a rank died first, while the engine is still alive to name this rank in
+/// the report. release() must follow either way. For the finalize calls that return an error.
+void finalize_if_last();
 bool initialized() noexcept;
 /// The world communicator of the live engine.
 detail::comm_ptr world();

@@ -1,7 +1,11 @@
 #include "core/engine.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "base/config.hpp"
@@ -58,16 +62,44 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   }
 }
 
+void engine::finalize() {
+  if (finalized_) return;
+  finalized_ = true;  // tried once: a death found here is reported here, not again at destruction
+  // Push out what we still owe peers (buffered sends, control cells), then wait for every rank,
+  // progressing all the while so that peers' transfers that need us can finish.
+  wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
+  const std::uint32_t generation = dom_.barrier_arrive();
+  wait_until([&] { return dom_.barrier_done(generation); });
+  areas_.reset_mine();
+}
+
 engine::~engine() {
-  // Finalize: push out what we still owe peers (buffered sends, control cells), then wait for every
-  // rank, progressing all the while so that peers' transfers that need us can finish.
+  // The C++ session's end (and a process that never finalized explicitly): nobody to return the
+  // error to, so it is printed.
   try {
-    wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
-    const std::uint32_t generation = dom_.barrier_arrive();
-    wait_until([&] { return dom_.barrier_done(generation); });
-    areas_.reset_mine();
+    finalize();
   } catch (const error& e) {
     std::fprintf(stderr, "%s (during finalize)\n", e.what());
+  }
+}
+
+errc engine::vanished_peer(int peer) const {
+  // The process is gone, and the data with it. A peer never leaves while a message of its to this
+  // rank is unread (its send waits for our FIN, its finalize for every rank), unless it died or a
+  // death elsewhere ended it early: either way a rank of the job has died, which the launcher
+  // writes into the segment within milliseconds of reaping the process. Its word gives the error
+  // its true cause (MPI_ERR_PROC_FAILED naming the dead rank and how it died, as every other
+  // survivor reports it) rather than ESRCH's "No such process". Waited for without progressing
+  // (nothing of the job moves after a death anyway), and not forever: a launcher that is stopped
+  // (SIGSTOP, a debugger) or gone says nothing.
+  using clock = std::chrono::steady_clock;
+  const auto give_up = clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    if (dom_.failed_rank() >= 0) return errc::dead_rank;
+    const fabric::shm::rank_state s = dom_.info(peer).state.load(std::memory_order_acquire);
+    if (s == fabric::shm::rank_state::finalized) return errc::system;
+    if (clock::now() >= give_up) return errc::dead_rank;  // gone without a word: died all the same
+    ::usleep(1000);
   }
 }
 
@@ -864,7 +896,7 @@ void engine::deliver(request* r, const incoming& m) {
                 ? assisted_read(m.source, r, m, n)
                 : dom_.read_peer(m.source, reinterpret_cast<const void*>(m.address), r->buffer, n);
         if (err != 0) {
-          r->result.error = errc::system;
+          r->result.error = err == ESRCH ? vanished_peer(m.source) : errc::system;
           r->transferred = static_cast<std::size_t>(err);  // the errno, for the message
         }
         send_control(m.source, kind::fin, control_body{m.cookie, 0});
@@ -913,11 +945,29 @@ status engine::finish(request* r) {
     return s;
   }
   std::string message;
+  if (code == errc::dead_rank) {
+    // From vanished_peer: the source's process was gone when this receive read its message.
+    const int source = r->result.source;
+    const std::size_t bytes = r->message_bytes;
+    requests_.release(r);
+    if (dom_.failed_rank() >= 0) throw_dead_rank();  // the death as every survivor names it
+    base::fail(errc::dead_rank,
+               "rank {} cannot continue: the process of rank {} is gone (its message of {} bytes "
+               "could not be read: {}), and the launcher has not said how it ended",
+               rank_, source, bytes, std::strerror(ESRCH));
+  }
   if (code == errc::truncated) {
     message = fmt::format(
         "{}: message truncated: {} bytes arrived from rank {} (tag {}) but the "
         "buffer holds {} bytes",
         describe(*r), r->message_bytes, r->result.source, r->result.tag, r->bytes);
+  } else if (code == errc::system && r->transferred == ESRCH) {
+    // vanished_peer: the source had finalized, so it owed this rank nothing, yet this message
+    // was still unread (not a path of the protocol: said plainly, whatever caused it).
+    message = fmt::format(
+        "{}: rank {} finalized and exited before its message of {} bytes was read (single copy: "
+        "{}); the message is lost",
+        describe(*r), r->result.source, r->message_bytes, std::strerror(ESRCH));
   } else if (code == errc::system) {
     message = fmt::format("{}: single copy of {} bytes from rank {} failed: {}", describe(*r),
                           r->message_bytes, r->result.source,

@@ -42,6 +42,11 @@ struct tuning {
 class engine {
  public:
   engine();
+  /// Finalizes, as the destructor would if this had not run: pushes out what the rank still owes
+  /// its peers and waits for every rank. Throws errc::dead_rank when a rank died first (before or
+  /// during this wait); the engine is finalized either way and the destructor does nothing more.
+  /// For callers that must report that failure (MPI_Finalize), which a destructor cannot.
+  void finalize();
   ~engine();
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
@@ -256,11 +261,17 @@ class engine {
 #endif
   }
   [[noreturn]] void throw_dead_rank() const;
+  /// The outcome of a single copy from `peer` that found no process (ESRCH), once the segment says
+  /// why: errc::dead_rank if a rank died (this one, or the one whose death made it end) or if it
+  /// vanished without its launcher saying how, errc::system (the message says it had finished)
+  /// if it had finalized.
+  errc vanished_peer(int peer) const;
   // Set by progress() once the segment says a rank died. From then on nothing moves: every wait
   // that is not already satisfied throws errc::dead_rank, and requests still pending (a collective
   // whose coroutine would write into the caller's buffers, a receive) are never touched again, so
   // they can be dropped while the error unwinds the caller's stack.
   bool halted_ = false;
+  bool finalized_ = false;  ///< finalize() has run (or been tried): the destructor skips it
 
   void check_send(std::uint32_t context, const void* buf, std::size_t bytes, int dest, int tag,
                   send_mode mode) const;

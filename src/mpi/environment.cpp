@@ -20,6 +20,10 @@
 #include "mpi/environment.hpp"
 #include "mpi/requests.hpp"
 
+// What every translation unit that includes mpi.h refers to (mpi.h says why): defined here, by
+// the library, and nowhere else. Its value is never read.
+const char rmpl_mpi_h_needs_rmpl_libmpi = 0;
+
 struct rmpl_mpi_comm rmpl_mpi_comm_world;
 struct rmpl_mpi_comm rmpl_mpi_comm_self;
 
@@ -117,8 +121,17 @@ int PMPI_Finalize(void) {
     rmpl_mpi_comm_world.impl.reset();
     rmpl_mpi_comm_self.impl.reset();
     now = phase::after;
-    rmpl::api::release();  // waits for every rank
-    return MPI_SUCCESS;
+    // Waits for every rank. A rank that died before all arrived is this call's failure
+    // (MPI_ERR_PROC_FAILED), reported through MPI_COMM_WORLD's handler while the kernel still
+    // knows this rank; MPI is finalized either way.
+    int result = MPI_SUCCESS;
+    try {
+      rmpl::api::finalize_if_last();
+    } catch (...) {
+      result = raise_current(nullptr, "MPI_Finalize");
+    }
+    rmpl::api::release();
+    return result;
   });
 }
 int PMPI_Initialized(int* flag) {

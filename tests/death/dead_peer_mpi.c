@@ -5,7 +5,9 @@
  *
  *   DEATH  exit3 or sigkill (the last rank, after MPI_Init and a barrier)
  *   OP     recv (MPI_Recv from it), allreduce, iprobe (an MPI_Iprobe loop), sendrecv,
- *          test (an MPI_Irecv from it and an MPI_Test loop), testall (MPI_Iallreduce, MPI_Testall)
+ *          test (an MPI_Irecv from it and an MPI_Test loop), testall (MPI_Iallreduce, MPI_Testall),
+ *          finalize (MPI_Finalize, which waits for every rank: it must return the failure, not
+ *          MPI_SUCCESS)
  *   STAMP  a file the victim writes its time of death into (CLOCK_REALTIME ns) just before dying
  *
  * Each survivor prints MPI_Error_string of the code it got:
@@ -83,6 +85,9 @@ int main(int argc, char** argv) {
     while (err == MPI_SUCCESS && !flag && realtime_ms() - start < 10000) {
       err = MPI_Testall(1, &r, &flag, MPI_STATUSES_IGNORE);
     }
+  } else if (strcmp(op, "finalize") == 0) {
+    function = "MPI_Finalize";
+    err = MPI_Finalize();
   } else {
     fprintf(stderr, "dead_peer_mpi: unknown operation '%s'\n", op);
     return 2;
@@ -103,6 +108,6 @@ int main(int argc, char** argv) {
   MPI_Error_string(err, text, &len); /* the class's name, then the message of its last error */
   printf("rank %d: %s failed %.1f ms after the death: %s\n", rank, function,
          now - (died > start ? died : start), text);
-  MPI_Finalize();
+  if (strcmp(op, "finalize") != 0) MPI_Finalize();
   return error_class == MPI_ERR_PROC_FAILED ? 0 : 1;
 }

@@ -7,7 +7,8 @@
 # job's memfd is left. Then: SIGINT to rmplrun, its terminal hanging up (SIGHUP), a rank killed
 # from outside, and a segment too large for memory (refused before any rank starts).
 #
-# Usage: death_test.sh path/to/rmplrun path/to/dead_peer [path/to/dead_peer_mpi]
+# Usage: death_test.sh path/to/rmplrun path/to/dead_peer [path/to/dead_peer_mpi
+#                      [path/to/vanished_sender_mpi]]
 #   DEATH_FULL=1   every case at every rank count from 2 to 8 (about 10 minutes), instead of each
 #                  case at one rank count, cycling through 2, 3, 4, 5 and 8 (under a minute)
 #   DEATH_REPORT=file   appends "death op ranks rmplrun-ms worst-peer-ms" per case to file
@@ -18,6 +19,7 @@ set -euo pipefail
 RMPLRUN=$(realpath "$1")
 PEER=$(realpath "$2")
 MPI_PEER=${3:+$(realpath "$3")}
+VANISHED_SENDER=${4:+$(realpath "$4")}
 tmp=$(mktemp -d)
 failures=0
 ulimit -c 0  # the victims must not leave core files behind
@@ -167,7 +169,7 @@ done
 
 if [[ -n $MPI_PEER ]]; then
   i=0
-  for op in recv sendrecv allreduce iprobe test testall; do
+  for op in recv sendrecv allreduce iprobe test testall finalize; do
     for death in exit3 sigkill; do
       n=${ranks[i % 5]}
       i=$((i + 1))
@@ -202,6 +204,50 @@ if [[ -n $MPI_PEER ]]; then
       verdict "MPI layer: $death while the others are in $op, -n $n" "$problems" \
         "rmplrun $rc in $ms ms, $((n - 1)) survivors got MPI_ERR_PROC_FAILED within $worst ms"
     done
+  done
+fi
+
+# ---- a sender gone before its receivers read its message, the launcher not told yet ----
+# rmplrun is stopped (SIGSTOP) while the sender is killed and the receivers read from it by single
+# copy: the read finds no process (ESRCH) and the segment does not say why yet. The receivers must
+# report the death (MPI_ERR_PROC_FAILED, naming the sender and its signal once rmplrun resumes),
+# not "single copy ... failed: No such process" (MPI_ERR_OTHER).
+
+if [[ -n $VANISHED_SENDER ]]; then
+  for n in 2 3 5; do
+    m=$(marker)
+    dir=$tmp/vanished
+    rm -rf "$dir"
+    mkdir "$dir"
+    "$RMPLRUN" -n "$n" --timeout 60 "$VANISHED_SENDER" "$dir" "$m" >"$tmp/out" 2>"$tmp/err" \
+      </dev/null &
+    job_pid=$!
+    for ((i = 0; i < 200; i++)); do
+      [[ -s $dir/ready ]] && break
+      sleep 0.05
+    done
+    problems=''
+    if [[ -s $dir/ready ]]; then
+      sender=$(cat "$dir/ready")
+      kill -STOP "$job_pid"
+      kill -KILL "$sender"
+      touch "$dir/go"
+      sleep 0.5  # the receivers meet the vanished process while the segment says nothing
+      kill -CONT "$job_pid"
+    else
+      problems+="the sender never said it was ready"$'\n'
+      kill -KILL "$job_pid" || true
+    fi
+    rc=0
+    wait "$job_pid" || rc=$?
+    [[ $rc -eq 137 ]] || problems+="rmplrun exited with $rc, not 137"$'\n'
+    named=$(grep -cE "^rank [0-9]+: MPI_Recv returned MPI_ERR_PROC_FAILED: .*rank 0 was killed by signal 9 \(Killed\)" "$tmp/out" || true)
+    [[ $named -eq $((n - 1)) ]] ||
+      problems+="each of $((n - 1)) receivers should report MPI_ERR_PROC_FAILED naming rank 0 and SIGKILL ($named did)"$'\n'
+    left=$(leftovers "$m" "")
+    [[ -z $left ]] || problems+="left behind: $left"$'\n'
+    verdict "MPI layer: the sender of a rendezvous killed before its $((n - 1)) receiver(s) read it, rmplrun stopped meanwhile, -n $n" \
+      "$problems" "rmplrun $rc, $named receiver(s) got MPI_ERR_PROC_FAILED naming it"
   done
 fi
 

@@ -155,6 +155,37 @@ check "... leaving nothing behind" 'gone "sleep $m"'
 run --timeout 5 -n 2 true
 check "--timeout does not touch a job that ends in time" '[[ $rc -eq 0 && $ms -lt 3000 ]]'
 
+# MPIEXEC_TIMEOUT, which mpiexec users and test harnesses set: seconds, as --timeout.
+# (A rank that would end by itself after 6 s, so that a launcher ignoring the variable fails here
+# rather than hanging the test.)
+m=$(marker)
+MPIEXEC_TIMEOUT=1 run -n 2 sh -c "trap '' TERM; sleep 6.$m; true"
+check "MPIEXEC_TIMEOUT=1 ends a hung job with status 124" '[[ $rc -eq 124 ]]'
+check "... saying so, naming the variable" \
+  '[[ $err == *"rmplrun: timeout after 1 s (MPIEXEC_TIMEOUT=1); ending the job"* ]]'
+check "... after the timeout plus the grace period, leaving nothing behind" \
+  '[[ $ms -ge 900 && $ms -lt 5000 ]] && gone "sleep 6.$m"'
+MPIEXEC_TIMEOUT=0.5 run -n 1 sleep 3
+check "MPIEXEC_TIMEOUT takes fractions of a second, as --timeout does" \
+  '[[ $rc -eq 124 && $ms -lt 2500 ]]'
+MPIEXEC_TIMEOUT=1 run --timeout 30 -n 2 sleep 2
+check "--timeout wins over MPIEXEC_TIMEOUT" '[[ $rc -eq 0 && $ms -ge 1900 ]]'
+MPIEXEC_TIMEOUT=30 run --timeout 1 -n 1 sleep 5
+check "... both ways" '[[ $rc -eq 124 && $err == *"timeout after 1 s; ending the job"* ]]'
+MPIEXEC_TIMEOUT=soon run --timeout 5 -n 1 true
+check "... and a bad MPIEXEC_TIMEOUT does not matter when --timeout is given" '[[ $rc -eq 0 ]]'
+for value in 0 ''; do
+  MPIEXEC_TIMEOUT=$value run -n 1 sleep 1.2
+  check "MPIEXEC_TIMEOUT='$value' sets no limit (as with the peers' mpiexec)" \
+    '[[ $rc -eq 0 && -z $err ]]'
+done
+for value in soon -5 1e99 nan 5x ' 5'; do
+  MPIEXEC_TIMEOUT=$value run -n 2 true
+  check "MPIEXEC_TIMEOUT='$value': status 2, named, starts nothing" \
+    '[[ $rc -eq 2 && $err == "rmplrun: MPIEXEC_TIMEOUT '"'"'$value'"'"': expected"*"seconds"* &&
+       -z $out ]]'
+done
+
 # ---- output ----
 
 run -n 2 sh -c 'echo "out $RMPL_RANK"; echo "err $RMPL_RANK" >&2'

@@ -206,7 +206,7 @@ int job::run() {
       break;
     }
     if (!ending_ && !failed_ && !swept_ && deadline_ && now >= *deadline_) {
-      say("timeout after {} s; ending the job", opt_.timeout_text);
+      say("timeout after {} s{}; ending the job", opt_.timeout_text, opt_.timeout_origin);
       begin_end(SIGTERM, exit_timeout);
     }
     if (failed_ && !ending_ && !swept_ && now >= survivors_until_) begin_end(SIGTERM, status_);
@@ -312,6 +312,13 @@ void job::exec_rank(int rank, tagged_output::rank_pipes pipes) {
   ::sigaction(SIGPIPE, &inherited_.sigpipe, nullptr);
   ::setrlimit(RLIMIT_NOFILE, &inherited_.nofile);
   ::sigprocmask(SIG_SETMASK, &inherited_.mask, nullptr);
+  // The segment is close-on-exec everywhere else (create_job_segment); the rank alone inherits it,
+  // and sets the flag again once it has mapped it (fabric/shm/domain.cpp).
+  if (::fcntl(segment_fd_, F_SETFD, 0) != 0) {
+    say("rank {}: cannot hand down the job segment (descriptor {}): {}", rank, segment_fd_,
+        std::strerror(errno));
+    ::_exit(127);
+  }
   ::execv(program_.c_str(), argv_.data());
   say("rank {}: cannot execute '{}': {}", rank, program_, std::strerror(errno));
   ::_exit(127);

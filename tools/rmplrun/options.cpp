@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -26,13 +27,18 @@ int parse_nranks(std::string_view option, std::string_view text) {
   return static_cast<int>(n);
 }
 
-double parse_timeout(std::string_view text) {
+// A number of seconds, as typed after `what` (--timeout, or MPIEXEC_TIMEOUT=): positive, finite,
+// nothing before or after it.
+double parse_timeout(std::string_view what, std::string_view text) {
   std::string copy(text);
   char* end = nullptr;
   double s = std::strtod(copy.c_str(), &end);
-  // An upper bound keeps the deadline arithmetic far from overflow (1e9 s is 31 years).
-  if (copy.empty() || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e9) {
-    throw usage_error(fmt::format("--timeout '{}': expected a positive number of seconds", text));
+  // An upper bound keeps the deadline arithmetic far from overflow (1e9 s is 31 years). strtod
+  // skips leading blanks: refused too, so that what is accepted is exactly a number.
+  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
+      !std::isfinite(s) || s <= 0 || s > 1e9) {
+    throw usage_error(fmt::format("{} '{}': expected a positive number of seconds{}", what, text,
+                                  what == "--timeout" ? "" : " (0 or empty: no limit)"));
   }
   return s;
 }
@@ -76,7 +82,7 @@ options parse_options(std::span<char* const> args) {
         opt.exports.emplace_back(var, v.substr(eq + 1));
     } else if (name == "--timeout") {
       opt.timeout_text = value(name, attached);
-      opt.timeout = parse_timeout(opt.timeout_text);
+      opt.timeout = parse_timeout("--timeout", opt.timeout_text);
     } else if (name == "--tag-output" && !attached) {
       opt.tag_output = true;
     } else if (name == "-genv" || name == "-env") {
@@ -112,6 +118,17 @@ options parse_options(std::span<char* const> args) {
   }
   opt.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (opt.help || opt.version) return opt;
+  // MPIEXEC_TIMEOUT, the peers' variable (mpiexec users and test harnesses set it), when --timeout
+  // is not given: the option wins. As with Open MPI's mpiexec, 0 means no limit; so does an empty
+  // value, as if it were unset.
+  if (!opt.timeout) {
+    if (const char* env = std::getenv("MPIEXEC_TIMEOUT");
+        env && *env && std::string_view(env) != "0") {
+      opt.timeout = parse_timeout("MPIEXEC_TIMEOUT", env);
+      opt.timeout_text = env;
+      opt.timeout_origin = fmt::format(" (MPIEXEC_TIMEOUT={})", env);
+    }
+  }
   if (opt.nranks == 0) throw usage_error("missing -n N (the number of ranks)");
   if (opt.command.empty()) throw usage_error("missing the program to run");
   return opt;
@@ -129,6 +146,7 @@ for a signal). SIGINT, SIGTERM and SIGHUP are forwarded to the ranks.
 Options:
   -n N, -np N         number of ranks (1 to {})
   --timeout SECONDS   end the job after SECONDS; rmplrun then exits with status 124
+                      (default: MPIEXEC_TIMEOUT's value, if set and not 0)
   --tag-output        prefix each line the ranks print with "[rank] "
   --bind core|none    bind rank i to the i-th allowed CPU when there are enough CPUs
                       (default: core)

@@ -24,6 +24,7 @@ struct options {
   bool bind = true;               ///< --bind core (default) or --bind none
   std::optional<double> timeout;  ///< seconds
   std::string timeout_text;       ///< as typed, for the timeout message
+  std::string timeout_origin;     ///< "" for --timeout, " (MPIEXEC_TIMEOUT=...)" for the variable
   std::vector<std::pair<std::string, std::optional<std::string>>> exports;  ///< -x VAR[=value]
   std::vector<std::string> command;  ///< the program and its arguments
   bool help = false;

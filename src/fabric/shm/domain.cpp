@@ -1,5 +1,6 @@
 #include "fabric/shm/domain.hpp"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -57,7 +58,16 @@ domain::domain() {
     own_segment = true;
   }
   map_ = std::make_unique<mapping>(fd);
-  if (own_segment) ::close(fd);
+  if (own_segment) {
+    ::close(fd);
+  } else {
+    // The launcher's descriptor stays open (its number is the launcher's to give, and the mapping
+    // is what the rank uses), close-on-exec: a program the rank starts (system(), fork and exec)
+    // must not inherit the job's memory, which it would keep alive after the job.
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags < 0 || ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0)
+      base::fail_errno("setting close-on-exec on the job segment (RMPL_SHM_FD)", errno);
+  }
   head_ = &map_->head();
   p_ = head_->p;
   if (static_cast<int>(p_.nranks) != size_) {

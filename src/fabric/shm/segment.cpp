@@ -119,8 +119,11 @@ void check_room(const layout& l) {
 int create_job_segment(int nranks) {
   const layout l(params_from_env(nranks));
   check_room(l);
-  // Inherited by exec (no MFD_CLOEXEC); sealable, so that its size can be fixed below.
-  int fd = static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", MFD_ALLOW_SEALING));
+  // Close-on-exec: nothing the creator starts may hold the job's memory (a child that outlived the
+  // job would keep the whole segment alive); rmplrun clears the flag in each rank's process only,
+  // just before exec. Sealable, so that its size can be fixed below.
+  int fd =
+      static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (fd < 0) base::fail_errno("memfd_create", errno);
   // The job's user only (memfd starts at 0777). Others cannot reach the descriptor anyway: it has
   // no name, and /proc/<pid>/fd/ of a rank needs ptrace rights over it; this is the second lock.

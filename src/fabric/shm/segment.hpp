@@ -1,6 +1,7 @@
 // Creating and mapping the job segment. The launcher creates it with create_job_segment() and hands
-// the descriptor to every rank (inherited across exec, named in RMPL_SHM_FD). It is an anonymous
-// memfd: no name in /dev/shm, so nothing is left behind whatever way the job ends. Pages
+// the descriptor to every rank (inherited across the rank's exec, named in RMPL_SHM_FD;
+// close-on-exec everywhere else, so that nothing a rank or the launcher starts holds it). It is an
+// anonymous memfd: no name in /dev/shm, so nothing is left behind whatever way the job ends. Pages
 // materialise only when touched, so unused areas (a fallback path's bounce buffers, say) cost no
 // memory.
 #pragma once
@@ -17,8 +18,9 @@ namespace rmpl::fabric::shm {
 /// (invalid values throw, naming the variable).
 params params_from_env(int nranks);
 
-/// Creates and initialises the segment of a job of `nranks` ranks; returns its descriptor, which is
-/// NOT close-on-exec so that the ranks inherit it. Throws rmpl::error on failure; errc::exhausted,
+/// Creates and initialises the segment of a job of `nranks` ranks; returns its descriptor,
+/// close-on-exec: a launcher clears the flag where a rank is to inherit it (between fork and exec).
+/// Throws rmpl::error on failure; errc::exhausted,
 /// naming the bytes needed (by area) and the bytes free, when the segment would not fit in memory.
 int create_job_segment(int nranks);
 

@@ -64,15 +64,19 @@ expected_hello() {
 # ---- what the wrappers would run ----
 
 run "$bin/mpicc" -show hello.c -o hello
-link_flags="-L$lib_dir -Wl,-rpath,$lib_dir -lmpi$sanitize"
-check "mpicc -show: the C compiler, -I<include>, the file, then -L, -rpath and -lmpi" \
-  '[[ $rc -eq 0 && $out == "$c_compiler $compile_flags hello.c -o hello $link_flags"* ]]'
+# rmpl's -L before the user's arguments, its library by full path after them (see the section
+# "rmpl's library, never another MPI's" below).
+link_dirs="-L$lib_dir"
+libraries="$lib_dir/libmpi.so -Wl,-rpath,$lib_dir$sanitize"
+link_flags="$link_dirs $libraries"
+check "mpicc -show: the C compiler, -I<include>, -L<lib>, the file, then libmpi.so and -rpath" \
+  '[[ $rc -eq 0 && $out == "$c_compiler $compile_flags $link_dirs hello.c -o hello $libraries"* ]]'
 run "$bin/mpicc" -showme
 check "mpicc -showme alone: the full command, with the link flags" \
   '[[ $rc -eq 0 && $out == "$c_compiler $compile_flags $link_flags"* ]]'
 run "$bin/mpicxx" -show x.cpp
 check "mpicxx -show: the C++ compiler" \
-  '[[ $rc -eq 0 && $out == "$cxx_compiler -I"*" x.cpp "*-lmpi* ]]'
+  '[[ $rc -eq 0 && $out == "$cxx_compiler -I"*" x.cpp "*/libmpi.so* ]]'
 for flag in -c -S -E -M -MM -fsyntax-only; do
   run "$bin/mpicc" -show "$flag" hello.c
   check "mpicc -show $flag: compile flags only, no link flags" \
@@ -100,7 +104,7 @@ run "$bin/mpicc" -link-info
 check "-link-info (MPICH): the compiler and the link flags" \
   '[[ $rc -eq 0 && $out == "$c_compiler $compile_flags $link_flags"* ]]'
 run "$bin/mpicc" -show -v
-check "mpicc -v asks the compiler about itself: no flags (-lmpi would make it link)" \
+check "mpicc -v asks the compiler about itself: no flags (libmpi.so would make it link)" \
   '[[ $rc -eq 0 && $out == "$c_compiler -v" ]]'
 run "$bin/mpicc" --version
 check "mpicc --version runs the compiler's" '[[ $rc -eq 0 && -n $out ]]'
@@ -116,10 +120,10 @@ check "mpicc -help describes the wrapper" \
 run "$bin/mpicc" -show 'a b.c' "it's" '$(touch pwned)' '*' -DX='"y"'
 quoted="'a b.c' 'it'\\''s' '\$(touch pwned)' '*' '-DX=\"y\"'"
 check "-show quotes words with blanks, quotes and shell syntax" \
-  '[[ $rc -eq 0 && $out == *" $quoted -L"* ]]'
+  '[[ $rc -eq 0 && $out == *" $quoted $lib_dir/libmpi.so"* ]]'
 eval "words=($out)"  # the test's own eval: reading back what -show printed
-read -ra before <<<"$c_compiler $compile_flags"
-words=("${words[@]:${#before[@]}:5}")  # the arguments, after the compiler and the compile flags
+read -ra before <<<"$c_compiler $compile_flags $link_dirs"
+words=("${words[@]:${#before[@]}:5}")  # the arguments, after the compiler, compile flags and -L
 check "... and reading the line back gives the words again" \
   '[[ ${words[0]} == "a b.c" && ${words[1]} == "it'"'"'s" && ${words[2]} == "\$(touch pwned)" &&
      ${words[3]} == "*" && ${words[4]} == "-DX=\"y\"" && ! -e pwned ]]'
@@ -199,6 +203,113 @@ check "a program calling MPI_Win_create compiles (mpicc -c)" '[[ $rc -eq 0 && -s
 run "$bin/mpicc" missing.o -o missing
 check "... and fails to link, naming MPI_Win_create" \
   '[[ $rc -ne 0 && ! -e missing && $err == *"undefined reference to"*MPI_Win_create* ]]'
+
+# ---- rmpl's library, never another MPI's ----
+# Open MPI's library is libmpi.so too. Builds pass library directories of their own (every Python
+# extension build passes -L/usr/lib/<multiarch>, where Debian's Open MPI has its libmpi.so); the
+# wrappers must still link rmpl's, and an object compiled with rmpl's mpi.h must refuse to link
+# with another MPI's library, naming why.
+multiarch=$("$c_compiler" -print-multiarch 2>/dev/null || true)
+system_dir=/usr/lib${multiarch:+/$multiarch}
+foreign_dir=''  # where another MPI's libmpi.so is, if one is installed
+for dir in "$system_dir" "$system_dir/openmpi/lib" /usr/lib64/openmpi/lib /usr/lib64 /usr/lib; do
+  if [[ -e $dir/libmpi.so && $(realpath "$dir/libmpi.so") != "$lib_dir"/* ]]; then
+    foreign_dir=$dir
+    break
+  fi
+done
+echo "# another MPI's libmpi.so: ${foreign_dir:-none found (those checks are skipped)}"
+# is_ours PROGRAM: the program needs rmpl's libmpi and no other, and ldd finds the build tree's.
+is_ours() {
+  local needed libs
+  needed=$(readelf -d "$1" | grep -F '(NEEDED)' | grep -o 'libmpi[^]]*' || true)
+  libs=$(ldd "$1")
+  [[ $needed == "$(basename "$(readlink -f "$lib_dir/libmpi.so")" | grep -o 'libmpi.so.[0-9]*')" &&
+     $libs == *"libmpi.so."[0-9]*" => $lib_dir/libmpi.so"* ]]
+}
+dirs=("$system_dir")
+[[ -n $foreign_dir && $foreign_dir != "$system_dir" ]] && dirs+=("$foreign_dir")
+for dir in "${dirs[@]}"; do
+  run "$bin/mpicc" "$here/hello.c" -L"$dir" -o hello_l
+  check "mpicc hello.c -L$dir links rmpl's libmpi.so, not the one there" \
+    '[[ $rc -eq 0 ]] && is_ours hello_l'
+  run "$bin/mpicxx" "$here/hello.cpp" -L"$dir" -lmpi -o hello_lmpi
+  check "mpicxx hello.cpp -L$dir -lmpi: the user's own -lmpi is rmpl's too" \
+    '[[ $rc -eq 0 ]] && is_ours hello_lmpi'
+done
+# A configure script's probe for a function (AC_CHECK_FUNC declares it itself, includes no mpi.h)
+# with the build's -L: it must not "find" the function in another MPI's libmpi.so.
+cat >probe_win.c <<'EOF'
+char MPI_Win_create(void);
+int main(void) { return MPI_Win_create(); }
+EOF
+run "$bin/mpicc" probe_win.c -L"${foreign_dir:-$system_dir}" -o probe_win
+check "a configure-style probe for MPI_Win_create with -L${foreign_dir:-$system_dir} fails to link" \
+  '[[ $rc -ne 0 && ! -e probe_win && $err == *"undefined reference to"*MPI_Win_create* ]]'
+LIBRARY_PATH=${foreign_dir:-$system_dir} run "$bin/mpicc" "$here/init_only.c" -o init_only_lp
+check "mpicc with LIBRARY_PATH=${foreign_dir:-$system_dir} links rmpl's libmpi.so" \
+  '[[ $rc -eq 0 ]] && is_ours init_only_lp'
+run "$bin/mpirun" -n 2 --timeout $timeout ./hello_l
+check "... and the program runs" '[[ $rc -eq 0 && $(sort <<<"$out") == "$(expected_hello 2 | sort)" ]]'
+
+# Static linking takes rmpl's libmpi.a (not under a sanitizer: its runtime is a shared library).
+run "$bin/mpicxx" -show -static x.cpp
+check "mpicxx -show -static names rmpl's libmpi.a" \
+  '[[ $rc -eq 0 && $out == *" $lib_dir/libmpi.a"* && $out != *libmpi.so* ]]'
+if [[ -z ${RMPL_WRAPPERS_SANITIZE:-} ]]; then
+  run "$bin/mpicxx" -static "$here/hello.cpp" -L"$system_dir" -o hello_static
+  check "mpicxx -static builds a static program" \
+    '[[ $rc -eq 0 && -x hello_static && $(file hello_static) == *"statically linked"* ]]'
+  run "$bin/mpirun" -n 2 --timeout $timeout ./hello_static
+  check "... which runs" '[[ $rc -eq 0 && $out == "hello++ from rank 0 of 2"* ]]'
+fi
+
+# Compiled with rmpl's mpi.h, warnings as errors, C and C++, GCC and Clang where installed: the
+# reference mpi.h makes must not cost the user a warning.
+strict=(-Wall -Wextra -Wpedantic -Werror -Wunused -Wunused-const-variable -Wunused-variable)
+run "$bin/mpicc" "${strict[@]}" -c "$here/init_only.c" -o init_only.o
+check "mpicc ${strict[*]} compiles a program without a warning" '[[ $rc -eq 0 && -z $err ]]'
+run "$bin/mpicxx" "${strict[@]}" -c "$here/hello.cpp" -o hello_strict.o
+check "mpicxx ${strict[*]} compiles a program without a warning" '[[ $rc -eq 0 && -z $err ]]'
+for pair in clang:init_only.c:-std=c11 clang++:hello.cpp:-std=c++17; do
+  IFS=: read -r compiler source standard <<<"$pair"
+  command -v "$compiler" >/dev/null || continue
+  # Clang's warnings that a header's file-scope object could set off.
+  run "$compiler" "$standard" -I"$include_dir" "${strict[@]}" -Wused-but-marked-unused \
+    -Wmissing-variable-declarations -Wglobal-constructors -Wexit-time-destructors \
+    -c "$here/$source" -o "strict_$compiler.o"
+  check "$compiler with those and Clang's own compiles $source without a warning" '[[ $rc -eq 0 && -z $err ]]'
+done
+
+# Compiled with rmpl's mpi.h, linked with another MPI's library: a link error that says so.
+if [[ -n $foreign_dir ]]; then
+  run "$bin/mpicc" -c "$here/init_only.c" -o init_only.o
+  run "$c_compiler" init_only.o -L"$foreign_dir" -lmpi -o init_only_foreign
+  check "MPI_Init alone, compiled with rmpl's mpi.h, fails to link with $foreign_dir/libmpi.so" \
+    '[[ $rc -ne 0 && ! -e init_only_foreign &&
+       $err == *"undefined reference to"*rmpl_mpi_h_needs_rmpl_libmpi* ]]'
+  run "$c_compiler" init_only.o -ffunction-sections -fdata-sections -Wl,--gc-sections \
+    -L"$foreign_dir" -lmpi -o init_only_foreign
+  check "... with -Wl,--gc-sections too" \
+    '[[ $rc -ne 0 && $err == *"undefined reference to"*rmpl_mpi_h_needs_rmpl_libmpi* ]]'
+  run "$bin/mpicxx" -c "$here/hello.cpp" -o hello_cxx.o
+  run "$cxx_compiler" hello_cxx.o -L"$foreign_dir" -lmpi -o hello_cxx_foreign
+  check "a C++ program compiled with rmpl's mpi.h fails to link with $foreign_dir/libmpi.so" \
+    '[[ $rc -ne 0 && $err == *"undefined reference to"*rmpl_mpi_h_needs_rmpl_libmpi* ]]'
+else
+  echo "ok - # SKIP linking with another MPI's libmpi.so: none is installed"
+fi
+# With rmpl's libraries, shared or static, that reference is satisfied (linked by hand, with the
+# sanitizer of a sanitized build, whose libraries need its runtime).
+sanitize_flags=(${RMPL_WRAPPERS_SANITIZE:+"-fsanitize=$RMPL_WRAPPERS_SANITIZE"})
+run "$c_compiler" "${sanitize_flags[@]}" init_only.o -L"$lib_dir" -Wl,-rpath,"$lib_dir" -lmpi \
+  -o init_only_shared
+check "the same object links with rmpl's libmpi.so by hand" '[[ $rc -eq 0 ]]'
+run "$cxx_compiler" "${sanitize_flags[@]}" init_only.o "$lib_dir/libmpi.a" -pthread \
+  -o init_only_static
+check "... and with rmpl's libmpi.a" '[[ $rc -eq 0 ]]'
+run "$bin/mpirun" -n 2 --timeout $timeout ./init_only_static
+check "... which runs" '[[ $rc -eq 0 ]]'
 
 # The profiling interface: the program's MPI_Comm_size is called, and reaches PMPI_Comm_size.
 run "$bin/mpicc" "$here/pmpi.c" -o pmpi
