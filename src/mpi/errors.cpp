@@ -55,8 +55,15 @@ constexpr const char* class_names[] = {
     "MPI_ERR_INFO_NOKEY: no such info key",
     "MPI_ERR_PROC_FAILED: a process of the job died",
     "MPI_ERR_CONVERSION: value not representable in the data representation",
+    // MPI-3.1 8.4 lists MPI_ERR_LASTCODE among the classes (0 < every class <= MPI_ERR_LASTCODE).
+    "MPI_ERR_LASTCODE: last error code",
 };
-static_assert(std::size(class_names) == MPI_ERR_LASTCODE);
+static_assert(std::size(class_names) == MPI_ERR_LASTCODE + 1);
+
+/// Whether `code` is one of the predefined classes (MPI_SUCCESS to MPI_ERR_LASTCODE).
+bool predefined(int code) noexcept {
+  return code >= 0 && code <= MPI_ERR_LASTCODE;
+}
 
 /// Classes and codes added by MPI_Add_error_class / _code: code -> (class, text).
 struct added_code {
@@ -67,7 +74,9 @@ std::map<int, added_code>& added() {
   static std::map<int, added_code> codes;
   return codes;
 }
-int last_code = MPI_ERR_LASTCODE - 1;
+/// The largest code in use (MPI_LASTUSEDCODE): MPI_ERR_LASTCODE itself until a program adds one
+/// (MPI-3.1 8.5: added codes and classes lie above it, and the attribute never falls below it).
+int last_code = MPI_ERR_LASTCODE;
 
 std::map<int, std::string>& last_messages() {
   thread_local std::map<int, std::string> messages;
@@ -138,8 +147,7 @@ int raise(MPI_Comm c, const char* function, int error_class, const std::string& 
     return error_class;
   }
   std::fprintf(stderr, "rmpl: %s (%s; the job is ended: MPI_ERRORS_ARE_FATAL)\n", text.c_str(),
-               class_names[error_class >= 0 && error_class < MPI_ERR_LASTCODE ? error_class
-                                                                              : MPI_ERR_UNKNOWN]);
+               class_names[predefined(error_class) ? error_class : MPI_ERR_UNKNOWN]);
   abort_job(error_class == 0 ? 1 : error_class);
 }
 
@@ -176,7 +184,7 @@ extern "C" {
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
   return call(nullptr, "MPI_Error_class", [&] {
-    if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) {
+    if (predefined(errorcode)) {
       *errorclass = errorcode;
     } else if (auto it = added().find(errorcode); it != added().end()) {
       *errorclass = it->second.error_class;
@@ -190,7 +198,7 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   return call(nullptr, "MPI_Error_string", [&] {
     std::string text;
-    if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) {
+    if (predefined(errorcode)) {
       text = class_names[errorcode];
       if (auto it = last_messages().find(errorcode); it != last_messages().end()) {
         text += " (" + it->second + ")";
@@ -216,7 +224,7 @@ int PMPI_Add_error_class(int* errorclass) {
 }
 int PMPI_Add_error_code(int errorclass, int* errorcode) {
   return call(nullptr, "MPI_Add_error_code", [&] {
-    if (errorclass < 0 || (errorclass >= MPI_ERR_LASTCODE && !added().contains(errorclass))) {
+    if (!predefined(errorclass) && !added().contains(errorclass)) {
       fail(MPI_ERR_ARG, "{} is not an error class", errorclass);
     }
     *errorcode = ++last_code;
