@@ -5,6 +5,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <new>
@@ -88,6 +89,21 @@ pool<rmpl_mpi_errhandler>& handlers() {
   return p;
 }
 
+/// The rank of this process, for an error's text. While no engine runs (inside MPI_Init before it
+/// has one, after MPI_Finalize) it is the rank the launcher gave the process in RMPL_RANK (0 for a
+/// process started alone), so that each rank names itself rather than all of them "rank 0".
+std::string rank_text() {
+  if (api::initialized()) return std::to_string(api::kernel().rank());
+  const char* given = std::getenv("RMPL_RANK");
+  if (given == nullptr || *given == '\0') return "0";
+  char* end = nullptr;
+  const long rank = std::strtol(given, &end, 10);
+  if (*end != '\0' || rank < 0 || rank > 1 << 20) {
+    return fmt::format("? (RMPL_RANK={} is no rank)", given);
+  }
+  return std::to_string(rank);
+}
+
 std::string without_prefix(const std::string& message) {
   return message.rfind("rmpl: ", 0) == 0 ? message.substr(6) : message;
 }
@@ -133,8 +149,8 @@ int last_used_code() noexcept {
 }
 
 int raise(MPI_Comm c, const char* function, int error_class, const std::string& message) {
-  const int rank = api::initialized() ? api::kernel().rank() : 0;
-  std::string text = fmt::format("{} on rank {}: {}", function, rank, without_prefix(message));
+  std::string text =
+      fmt::format("{} on rank {}: {}", function, rank_text(), without_prefix(message));
   last_messages()[error_class] = text;
   // The handler of `c` if it is a live communicator, else MPI_COMM_WORLD's.
   MPI_Comm target = c;
