@@ -250,23 +250,6 @@ int active_count(int n, MPI_Request* rs) {
   return active;
 }
 
-/// Waitsome and Testsome report every request that can complete now, as Open MPI and MPICH do and
-/// programs expect (MPI-3.1 allows fewer). Waitsome's wait ends as soon as one request is complete,
-/// often with others whose messages are already in this rank's rings but not yet drained (a
-/// synchronous send that met a posted receive's notice completes when published, before the
-/// receiver has read it), so unless every active request is complete already, one progress pass
-/// runs before they are collected: one pass per call, none when all are done. (Testsome makes its
-/// one pass anyway.)
-void progress_unless_all_complete(int n, MPI_Request* rs) {
-  for (int i = 0; i < n; ++i) {
-    rmpl_mpi_request* r = rs[i];
-    if (r && !(r->persistent && !r->active) && !complete(*r)) {
-      api::kernel().progress();
-      return;
-    }
-  }
-}
-
 /// Completes every listed request that has completed, filling statuses[i] (unless ignored) and
 /// indices; MPI_ERR_IN_STATUS when any failed (each status then holds its own class).
 int take_completed(int n, MPI_Request* rs, MPI_Status* statuses, bool compact, int* outcount,
@@ -545,15 +528,29 @@ int PMPI_Waitsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Sta
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
+    // Waitsome reports every request that can complete now, as Open MPI and MPICH do and
+    // programs expect (MPI-3.1 allows fewer). The wait ends as soon as one request is complete,
+    // often with others whose messages are already in this rank's rings but not yet drained (a
+    // synchronous send that met a posted receive's notice completes when published, before the
+    // receiver has read it): so unless the scan that ended the wait found every active request
+    // complete, one progress pass runs before they are collected. (Testsome makes its pass anyway.)
+    bool all = true;
     auto any = [&] {
+      bool found = false;
+      all = true;
       for (int i = 0; i < n; ++i) {
         rmpl_mpi_request* r = rs[i];
-        if (r && !(r->persistent && !r->active) && complete(*r)) return true;
+        if (!r || (r->persistent && !r->active)) continue;
+        if (complete(*r)) {
+          found = true;
+        } else {
+          all = false;
+        }
       }
-      return false;
+      return found;
     };
     if (!any()) wait_for(any);
-    progress_unless_all_complete(n, rs);
+    if (!all) api::kernel().progress();
     take_completed(n, rs, statuses, true, outcount, indices);
     return MPI_SUCCESS;
   });
@@ -566,7 +563,7 @@ int PMPI_Testsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Sta
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    api::kernel().progress();  // the one pass progress_unless_all_complete() would make
+    api::kernel().progress();
     take_completed(n, rs, statuses, true, outcount, indices);
     if (*outcount == 0) api::kernel().throw_if_halted();
     return MPI_SUCCESS;
