@@ -6,6 +6,7 @@
 #include "api/communicator.hpp"
 #include "api/runtime.hpp"
 #include "base/error.hpp"
+#include "coll/select.hpp"
 #include "rmpl/rmpl.hpp"
 
 namespace rmpl {
@@ -62,6 +63,9 @@ void acquire() {
       world.size = the_engine->size();
       world.area = 0;
       the_world = std::make_shared<detail::comm_impl>(std::move(world));
+      // The engine has read and checked its variables; those the collectives read lazily are
+      // checked now too, so that a bad one stops the start rather than a later collective.
+      coll::check_environment();
     } catch (...) {
       live_engine = nullptr;
       the_engine.reset();

@@ -1,5 +1,7 @@
 #include "coll/select.hpp"
 
+#include <unistd.h>  // environ
+
 #include <array>
 #include <cctype>
 #include <cstdlib>
@@ -84,15 +86,22 @@ int algorithm_index(std::size_t c, std::string_view algorithm, std::string_view 
              where, algorithm, collective_names[c], known);
 }
 
-/// The forced algorithm of each collective (0: auto), read from RMPL_COLL_<NAME> on first use.
+/// RMPL_COLL_<NAME> of collective `c`.
+std::string variable_of(std::size_t c) {
+  std::string variable = "RMPL_COLL_";
+  for (char ch : collective_names[c]) {
+    variable += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  }
+  return variable;
+}
+
+/// The forced algorithm of each collective (0: auto), read from RMPL_COLL_<NAME> on first use
+/// (check_environment() makes that use the start of the job).
 struct choices {
   std::array<int, collective_count> forced{};
   choices() {
     for (std::size_t c = 0; c < collective_count; ++c) {
-      std::string variable = "RMPL_COLL_";
-      for (char ch : collective_names[c]) {
-        variable += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      }
+      const std::string variable = variable_of(c);
       const char* value = std::getenv(variable.c_str());
       if (value != nullptr && *value != '\0') {
         forced[c] = algorithm_index(c, value, variable);
@@ -116,6 +125,33 @@ void force_algorithm(std::string_view collective_name, std::string_view algorith
   const std::size_t c = collective_index(collective_name);
   current().forced[c] =
       algorithm_index(c, algorithm.empty() ? "auto" : algorithm, "force_algorithm");
+}
+
+void check_algorithm_variables() {
+  (void)current();  // reads each RMPL_COLL_<NAME>, and throws for a value that is no algorithm
+  // A variable of the family that names no collective (RMPL_COLL_ALLREDUC=ring) would otherwise
+  // be ignored without a word. RMPL_COLL_SLOTS and RMPL_COLL_AREA size the collective areas
+  // (fabric/shm/segment.cpp checks their values).
+  constexpr std::string_view prefix = "RMPL_COLL_";
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    if (!text.starts_with(prefix)) continue;
+    const std::string_view name = text.substr(0, text.find('='));
+    if (name == "RMPL_COLL_SLOTS" || name == "RMPL_COLL_AREA") continue;
+    bool known = false;
+    std::string variables;
+    for (std::size_t c = 0; c < collective_count; ++c) {
+      const std::string v = variable_of(c);
+      known = known || v == name;
+      variables += v + ", ";
+    }
+    if (!known) {
+      base::fail(errc::invalid_argument,
+                 "{} names no collective (the variables: {}and RMPL_COLL_SLOTS and "
+                 "RMPL_COLL_AREA, which size the collective areas)",
+                 text, variables);
+    }
+  }
 }
 
 std::string_view forced(collective c) {

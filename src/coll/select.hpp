@@ -57,6 +57,16 @@ void force_algorithm(std::string_view collective_name, std::string_view algorith
 /// The algorithm forced for `c` by RMPL_COLL_<NAME> or force_algorithm(), or "auto".
 std::string_view forced(collective c);
 
+/// Reads every RMPL_COLL_<NAME> now: throws errc::invalid_argument for a value that is no
+/// algorithm of its collective (naming the variable, the value and the algorithms) or a variable
+/// RMPL_COLL_* that names no collective (naming the variables there are).
+void check_algorithm_variables();
+/// Every variable of the collectives (RMPL_COLL_<NAME>, RMPL_CHECK_COLLECTIVES), read at start-up
+/// (api::acquire: rmpl::session, MPI_Init, the C API's start), so that a bad one stops the start
+/// with its name, value and the accepted values, rather than failing the first collective under
+/// that collective's name, or never, in a program that runs none. Throws as the checks above.
+void check_environment();
+
 /// Whether the algorithm `name` is `literal`. Always inlined, so that the compare is a load or two
 /// of a known length: string_view's operator== was called out of line in every collective's start
 /// (about 90 instructions a call for the few names each start tries).

@@ -423,6 +423,11 @@ bool ran_short(const target& t, std::string_view& name, bool fits, Run&& run) {
 
 }  // namespace
 
+void check_environment() {
+  check_algorithm_variables();
+  (void)checking();
+}
+
 core::request* start_barrier(const target& t) {
   return checked_start(t, collective::barrier, [&]() -> core::request* {
     constexpr auto c = collective::barrier;

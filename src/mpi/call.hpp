@@ -111,19 +111,31 @@ void position_in(const Int* position, Int size, const char* size_name) {
   }
 }
 
-/// Fills an MPI_Status from a kernel status (ignores a null `out`).
+// A status's MPI_ERROR is written only by the calls that return several statuses (Waitall,
+// Testall, Waitsome, Testsome: MPI-3.1 3.2.5 and 3.7.5), where it tells which request failed. A
+// call that returns one status returns its error as the call's result and leaves the field as the
+// program left it, as Open MPI and MPICH do; programs that keep their own value there rely on it.
+// So the helpers below fill every field but MPI_ERROR.
+
+/// Fills an MPI_Status from a kernel status (ignores a null `out`), all but MPI_ERROR.
 inline void to_mpi(const rmpl::status& s, MPI_Status* out) noexcept {
   if (out == MPI_STATUS_IGNORE) return;
   out->MPI_SOURCE = s.source;
   out->MPI_TAG = s.tag;
-  out->MPI_ERROR = MPI_SUCCESS;
   out->rmpl_cancelled = s.cancelled ? 1 : 0;
   out->rmpl_bytes = static_cast<MPI_Count>(s.bytes);
 }
-/// The status of an operation with MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
-inline void proc_null_status(MPI_Status* out) noexcept {
+/// Copies status `s` into `*out` (unless ignored), all but MPI_ERROR.
+inline void store_status(const MPI_Status& s, MPI_Status* out) noexcept {
   if (out == MPI_STATUS_IGNORE) return;
-  *out = MPI_Status{MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  const int kept = out->MPI_ERROR;
+  *out = s;
+  out->MPI_ERROR = kept;
+}
+/// The status of an operation with MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0
+/// (MPI_ERROR left alone).
+inline void proc_null_status(MPI_Status* out) noexcept {
+  store_status(MPI_Status{MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0}, out);
 }
 
 }  // namespace rmpl::mpi

@@ -2,7 +2,8 @@
 // split, create, create_group) over the kernel's own (rmpl::detail), freeing, names and hints.
 // Intercommunicators (MPI-3.1 6.6): create, merge, dup, idup, split, create, free, sizes, groups,
 // comparison (objects.hpp says how one is represented; collectives.cpp and intercomm.cpp run the
-// collectives on one); topologies, split_type and create_group on one fail with MPI_ERR_COMM.
+// collectives on one), split_type (an intracommunicator of the local group's split); topologies
+// and create_group on one fail with MPI_ERR_COMM.
 //
 // A new communicator inherits its parent's error handler; a duplicate also gets its topology and
 // the attributes its keyvals' copy callbacks copy. Hints are accepted and none is used, so
@@ -244,19 +245,20 @@ int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
 
 int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_split_type", [&] {
-    rmpl_mpi_comm& parent =
-        intracomm(c,
-                  "MPI_Comm_split_type on an intercommunicator is not supported (split the "
-                  "MPI_Intercomm_merge of it instead)");
+    rmpl_mpi_comm& parent = comm(c);
     checked_out(newcomm);
     optional_info(info);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
       fail(MPI_ERR_ARG, "split_type {} is neither MPI_COMM_TYPE_SHARED ({}) nor MPI_UNDEFINED",
            split_type, static_cast<int>(MPI_COMM_TYPE_SHARED));
     }
-    // Every rank of a job shares one host's memory: one communicator of all who ask, by key.
+    // Every rank of a job shares one host's memory: one communicator of all who ask, by key. On
+    // an intercommunicator the processes that can share memory with this one are taken from its
+    // own group, as MPICH does: an intracommunicator of the local group's split (each group
+    // agrees on its own; both groups call, as for any collective on an intercommunicator).
     const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
-    *newcomm = make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
+    const rmpl::detail::comm_impl& members = parent.inter ? *parent.local_group : *parent.impl;
+    *newcomm = make_comm(rmpl::detail::split(members, color, key), parent);
     return MPI_SUCCESS;
   });
 }

@@ -47,6 +47,8 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
 /// process_vm_readv's work per segment.
 core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t,
                                std::size_t eager_max);
+/// RMPL_SEGMENT_MIN, read once (MPI_Init reads it, so that a bad value stops the start).
+std::uint64_t segment_min();
 
 /// MPI_Get_elements: the basic elements (ints, doubles...) that `bytes` of data of `t` hold, or
 /// MPI_UNDEFINED when `bytes` ends inside one (elements.cpp).

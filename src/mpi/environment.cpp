@@ -17,6 +17,7 @@
 #include "core/context_pool.hpp"
 #include "mpi/attributes.hpp"
 #include "mpi/call.hpp"
+#include "mpi/datatypes.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/requests.hpp"
 
@@ -38,6 +39,9 @@ void start() {
   if (now == phase::running) fail(MPI_ERR_OTHER, "MPI is already initialized");
   if (now == phase::after)
     fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  // The layer's own variable, read now so that a bad value fails MPI_Init (api::acquire checks
+  // the kernel's and the collectives' ones).
+  (void)segment_min();
   api::acquire();
   core::engine& e = api::kernel();
   rmpl_mpi_comm_world.impl = api::world();

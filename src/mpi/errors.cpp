@@ -5,6 +5,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <new>
@@ -55,8 +56,15 @@ constexpr const char* class_names[] = {
     "MPI_ERR_INFO_NOKEY: no such info key",
     "MPI_ERR_PROC_FAILED: a process of the job died",
     "MPI_ERR_CONVERSION: value not representable in the data representation",
+    // MPI-3.1 8.4 lists MPI_ERR_LASTCODE among the classes (0 < every class <= MPI_ERR_LASTCODE).
+    "MPI_ERR_LASTCODE: last error code",
 };
-static_assert(std::size(class_names) == MPI_ERR_LASTCODE);
+static_assert(std::size(class_names) == MPI_ERR_LASTCODE + 1);
+
+/// Whether `code` is one of the predefined classes (MPI_SUCCESS to MPI_ERR_LASTCODE).
+bool predefined(int code) noexcept {
+  return code >= 0 && code <= MPI_ERR_LASTCODE;
+}
 
 /// Classes and codes added by MPI_Add_error_class / _code: code -> (class, text).
 struct added_code {
@@ -67,7 +75,9 @@ std::map<int, added_code>& added() {
   static std::map<int, added_code> codes;
   return codes;
 }
-int last_code = MPI_ERR_LASTCODE - 1;
+/// The largest code in use (MPI_LASTUSEDCODE): MPI_ERR_LASTCODE itself until a program adds one
+/// (MPI-3.1 8.5: added codes and classes lie above it, and the attribute never falls below it).
+int last_code = MPI_ERR_LASTCODE;
 
 std::map<int, std::string>& last_messages() {
   thread_local std::map<int, std::string> messages;
@@ -77,6 +87,21 @@ std::map<int, std::string>& last_messages() {
 pool<rmpl_mpi_errhandler>& handlers() {
   static pool<rmpl_mpi_errhandler> p;
   return p;
+}
+
+/// The rank of this process, for an error's text. While no engine runs (inside MPI_Init before it
+/// has one, after MPI_Finalize) it is the rank the launcher gave the process in RMPL_RANK (0 for a
+/// process started alone), so that each rank names itself rather than all of them "rank 0".
+std::string rank_text() {
+  if (api::initialized()) return std::to_string(api::kernel().rank());
+  const char* given = std::getenv("RMPL_RANK");
+  if (given == nullptr || *given == '\0') return "0";
+  char* end = nullptr;
+  const long rank = std::strtol(given, &end, 10);
+  if (*end != '\0' || rank < 0 || rank > 1 << 20) {
+    return fmt::format("? (RMPL_RANK={} is no rank)", given);
+  }
+  return std::to_string(rank);
 }
 
 std::string without_prefix(const std::string& message) {
@@ -124,8 +149,8 @@ int last_used_code() noexcept {
 }
 
 int raise(MPI_Comm c, const char* function, int error_class, const std::string& message) {
-  const int rank = api::initialized() ? api::kernel().rank() : 0;
-  std::string text = fmt::format("{} on rank {}: {}", function, rank, without_prefix(message));
+  std::string text =
+      fmt::format("{} on rank {}: {}", function, rank_text(), without_prefix(message));
   last_messages()[error_class] = text;
   // The handler of `c` if it is a live communicator, else MPI_COMM_WORLD's.
   MPI_Comm target = c;
@@ -138,8 +163,7 @@ int raise(MPI_Comm c, const char* function, int error_class, const std::string& 
     return error_class;
   }
   std::fprintf(stderr, "rmpl: %s (%s; the job is ended: MPI_ERRORS_ARE_FATAL)\n", text.c_str(),
-               class_names[error_class >= 0 && error_class < MPI_ERR_LASTCODE ? error_class
-                                                                              : MPI_ERR_UNKNOWN]);
+               class_names[predefined(error_class) ? error_class : MPI_ERR_UNKNOWN]);
   abort_job(error_class == 0 ? 1 : error_class);
 }
 
@@ -176,7 +200,7 @@ extern "C" {
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
   return call(nullptr, "MPI_Error_class", [&] {
-    if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) {
+    if (predefined(errorcode)) {
       *errorclass = errorcode;
     } else if (auto it = added().find(errorcode); it != added().end()) {
       *errorclass = it->second.error_class;
@@ -190,7 +214,7 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   return call(nullptr, "MPI_Error_string", [&] {
     std::string text;
-    if (errorcode >= 0 && errorcode < MPI_ERR_LASTCODE) {
+    if (predefined(errorcode)) {
       text = class_names[errorcode];
       if (auto it = last_messages().find(errorcode); it != last_messages().end()) {
         text += " (" + it->second + ")";
@@ -216,7 +240,7 @@ int PMPI_Add_error_class(int* errorclass) {
 }
 int PMPI_Add_error_code(int errorclass, int* errorcode) {
   return call(nullptr, "MPI_Add_error_code", [&] {
-    if (errorclass < 0 || (errorclass >= MPI_ERR_LASTCODE && !added().contains(errorclass))) {
+    if (!predefined(errorclass) && !added().contains(errorclass)) {
       fail(MPI_ERR_ARG, "{} is not an error class", errorclass);
     }
     *errorcode = ++last_code;

@@ -37,13 +37,18 @@ void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out
   }
 }
 
+std::uint64_t segment_min() {
+  static const std::uint64_t bytes = base::env_size("RMPL_SEGMENT_MIN", 4096, 1, 1u << 30);
+  return bytes;
+}
+
 core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t,
                                std::size_t eager_max) {
   // process_vm_readv pins the pages of each remote segment separately, so a rendezvous pays per
   // segment: measured (bench/mpi/noncontig.c, 16 MiB vectors between 2 ranks, loaded machine),
   // 1 KiB blocks took 1.4x the time of packing them, 4 KiB blocks 0.8x, 16 KiB 0.55x, 64 KiB 0.5x.
   // Up to the eager limit the segments are gathered and scattered with memcpy: always worth it.
-  static const std::uint64_t min_average = base::env_size("RMPL_SEGMENT_MIN", 4096, 1, 1u << 30);
+  const std::uint64_t min_average = segment_min();
   core::segment_list out;
   if (count <= 0 || t.size == 0 || t.blocks.empty()) return out;
   const std::size_t most = static_cast<std::size_t>(count) * t.blocks.size();

@@ -464,8 +464,11 @@ int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm
     try {
       const rmpl::status s = e->recv(k->context, data_start(buf, *type), plain_bytes(n, type),
                                      k->to_world(source), tag);
-      if (status != MPI_STATUS_IGNORE) {
-        *status = MPI_Status{source, s.tag, MPI_SUCCESS, 0, static_cast<MPI_Count>(s.bytes)};
+      if (status != MPI_STATUS_IGNORE) {  // all but MPI_ERROR (call.hpp)
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = s.tag;
+        status->rmpl_cancelled = 0;
+        status->rmpl_bytes = static_cast<MPI_Count>(s.bytes);
       }
       return MPI_SUCCESS;
     } catch (...) {
@@ -651,7 +654,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message* message, MPI_Statu
     }
     const rmpl::status probed = rmpl::detail::probe(*target.impl, source, tag);
     *message = take_message(target, c, probed);
-    if (status != MPI_STATUS_IGNORE) *status = (*message)->status;
+    store_status((*message)->status, status);
     return MPI_SUCCESS;
   });
 }
@@ -671,7 +674,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* messag
     *flag = rmpl::detail::iprobe(*target.impl, source, tag, &probed);
     if (!*flag) return MPI_SUCCESS;
     *message = take_message(target, c, probed);
-    if (status != MPI_STATUS_IGNORE) *status = (*message)->status;
+    store_status((*message)->status, status);
     return MPI_SUCCESS;
   });
 }
@@ -679,8 +682,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* messag
 int PMPI_Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
   return call(message && *message ? (*message)->comm : nullptr, "MPI_Mrecv", [&]() -> int {
     rmpl_mpi_message* m = claim_message(message);
-    const MPI_Status s = receive_message(*m, buf, n, type);
-    if (status != MPI_STATUS_IGNORE) *status = s;
+    store_status(receive_message(*m, buf, n, type), status);
     return MPI_SUCCESS;
   });
 }

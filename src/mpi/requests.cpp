@@ -92,10 +92,16 @@ void sweep_orphans() {
   });
 }
 
-/// The status MPI reports for a null or inactive request.
+/// The status MPI reports for a null or inactive request (MPI_ERROR left alone: call.hpp).
 void empty_status(MPI_Status* out) noexcept {
-  if (out == MPI_STATUS_IGNORE) return;
-  *out = MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  store_status(MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0}, out);
+}
+
+/// empty_status() for the entry of a multiple-completion call, which sets MPI_ERROR too: a null or
+/// inactive request has not failed.
+void empty_status_of_many(MPI_Status* out) noexcept {
+  empty_status(out);
+  if (out != MPI_STATUS_IGNORE) out->MPI_ERROR = MPI_SUCCESS;
 }
 
 /// A live request handle (null allowed when `null_ok`).
@@ -157,7 +163,7 @@ int query(const rmpl_mpi_request& r, MPI_Status& s) {
 
 /// take() for a completed generalized request: query_fn fills the status, then free_fn runs and
 /// the request is freed. The first callback error is the result.
-int take_generalized(MPI_Request* slot, MPI_Status* out) {
+int take_generalized(MPI_Request* slot, MPI_Status* out, bool many) {
   rmpl_mpi_request& r = **slot;
   MPI_Status s{};
   int code = query(r, s);
@@ -166,7 +172,11 @@ int take_generalized(MPI_Request* slot, MPI_Status* out) {
   const char* failed = code != MPI_SUCCESS ? "query_fn" : "free_fn";
   if (code == MPI_SUCCESS) code = freed;
   s.MPI_ERROR = code;
-  if (out != MPI_STATUS_IGNORE) *out = s;
+  if (many) {
+    if (out != MPI_STATUS_IGNORE) *out = s;
+  } else {
+    store_status(s, out);
+  }
   requests().recycle(&r);
   *slot = MPI_REQUEST_NULL;
   callback_result(code, failed);
@@ -175,19 +185,23 @@ int take_generalized(MPI_Request* slot, MPI_Status* out) {
 
 /// Takes the result of completed request `*slot`: fills `out`, frees a non-persistent request (the
 /// handle becomes MPI_REQUEST_NULL) or makes a persistent one inactive. Returns the error class of
-/// the operation (the status's MPI_ERROR is set to it too). `k`: its kernel request, if the caller
-/// has looked it up.
-int take(MPI_Request* slot, MPI_Status* out, core::request* k = nullptr) {
+/// the operation; with `many` (a multiple-completion call) the status's MPI_ERROR is set to it too,
+/// else left alone (call.hpp). `k`: its kernel request, if the caller has looked it up.
+int take(MPI_Request* slot, MPI_Status* out, core::request* k = nullptr, bool many = false) {
   rmpl_mpi_request& r = **slot;
   MPI_Status s = r.immediate;
   int code = MPI_SUCCESS;
   std::string message;
   if (r.persistent && !r.active) {
-    empty_status(out);
+    if (many) {
+      empty_status_of_many(out);
+    } else {
+      empty_status(out);
+    }
     return MPI_SUCCESS;
   }
   if (r.generalized) [[unlikely]] {
-    return take_generalized(slot, out);
+    return take_generalized(slot, out, many);
   }
   if (r.id != detail::null_request) {
     try {
@@ -203,8 +217,12 @@ int take(MPI_Request* slot, MPI_Status* out, core::request* k = nullptr) {
       message = e.what();
     }
   }
-  s.MPI_ERROR = code;
-  if (out != MPI_STATUS_IGNORE) *out = s;
+  if (many) {
+    s.MPI_ERROR = code;
+    if (out != MPI_STATUS_IGNORE) *out = s;
+  } else {
+    store_status(s, out);
+  }
   if (r.persistent) {
     r.active = false;
     r.on_complete = nullptr;
@@ -245,7 +263,7 @@ int take_completed(int n, MPI_Request* rs, MPI_Status* statuses, bool compact, i
     MPI_Status* st =
         statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[compact ? taken : i];
     try {
-      take(&rs[i], st, k);
+      take(&rs[i], st, k, true);
     } catch (const error&) {
       failed = true;
     }
@@ -378,12 +396,12 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     if (*flag && r->generalized) {
       MPI_Status s{};
       const int code = query(*r, s);
-      if (status != MPI_STATUS_IGNORE) *status = s;
+      store_status(s, status);
       callback_result(code, "query_fn");
       return MPI_SUCCESS;
     }
     if (*flag && status != MPI_STATUS_IGNORE) {
-      *status = r->immediate;
+      store_status(r->immediate, status);
       if (r->id != detail::null_request) {
         const rmpl::core::request* k = api::kernel().lookup(r->id);
         if (k) {
@@ -412,7 +430,7 @@ int PMPI_Waitall(int n, MPI_Request rs[], MPI_Status statuses[]) {
     if (statuses != MPI_STATUSES_IGNORE) {
       for (int i = 0; i < n; ++i) {
         if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
-          empty_status(&statuses[i]);
+          empty_status_of_many(&statuses[i]);
         }
       }
     }
@@ -442,7 +460,7 @@ int PMPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status statuses[]) {
     if (statuses != MPI_STATUSES_IGNORE) {
       for (int i = 0; i < n; ++i) {
         if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
-          empty_status(&statuses[i]);
+          empty_status_of_many(&statuses[i]);
         }
       }
     }
@@ -510,14 +528,29 @@ int PMPI_Waitsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Sta
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
+    // Waitsome reports every request that can complete now, as Open MPI and MPICH do and
+    // programs expect (MPI-3.1 allows fewer). The wait ends as soon as one request is complete,
+    // often with others whose messages are already in this rank's rings but not yet drained (a
+    // synchronous send that met a posted receive's notice completes when published, before the
+    // receiver has read it): so unless the scan that ended the wait found every active request
+    // complete, one progress pass runs before they are collected. (Testsome makes its pass anyway.)
+    bool all = true;
     auto any = [&] {
+      bool found = false;
+      all = true;
       for (int i = 0; i < n; ++i) {
         rmpl_mpi_request* r = rs[i];
-        if (r && !(r->persistent && !r->active) && complete(*r)) return true;
+        if (!r || (r->persistent && !r->active)) continue;
+        if (complete(*r)) {
+          found = true;
+        } else {
+          all = false;
+        }
       }
-      return false;
+      return found;
     };
     if (!any()) wait_for(any);
+    if (!all) api::kernel().progress();
     take_completed(n, rs, statuses, true, outcount, indices);
     return MPI_SUCCESS;
   });

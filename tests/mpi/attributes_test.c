@@ -79,12 +79,32 @@ int main(int argc, char** argv) {
   CHECK(predefined(MPI_UNIVERSE_SIZE) == size, "MPI_UNIVERSE_SIZE %d",
         predefined(MPI_UNIVERSE_SIZE));
   CHECK(predefined(MPI_APPNUM) == 0, "MPI_APPNUM %d", predefined(MPI_APPNUM));
-  CHECK(predefined(MPI_LASTUSEDCODE) >= MPI_ERR_LASTCODE - 1, "MPI_LASTUSEDCODE %d",
-        predefined(MPI_LASTUSEDCODE));
+  /* MPI-3.1 8.5: MPI_ERR_LASTCODE is a valid (last) error class, and MPI_LASTUSEDCODE, the largest
+   * code in use, is never below it; codes added later are above it and raise it. */
+  const int first_used = predefined(MPI_LASTUSEDCODE);
+  CHECK(first_used >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d, below MPI_ERR_LASTCODE %d",
+        first_used, MPI_ERR_LASTCODE);
+  {
+    int cls = -1, len = 0;
+    char text[MPI_MAX_ERROR_STRING];
+    CHECK_MPI(MPI_Error_class(MPI_ERR_LASTCODE, &cls));
+    CHECK(cls == MPI_ERR_LASTCODE, "MPI_Error_class(MPI_ERR_LASTCODE) is %d", cls);
+    CHECK_MPI(MPI_Error_string(MPI_ERR_LASTCODE, text, &len));
+    CHECK(len > 0, "MPI_Error_string(MPI_ERR_LASTCODE) is empty");
+  }
   int added_class = 0;
   CHECK_MPI(MPI_Add_error_class(&added_class));
+  CHECK(added_class > first_used && added_class > MPI_ERR_LASTCODE,
+        "MPI_Add_error_class gave %d: not above MPI_LASTUSEDCODE %d and MPI_ERR_LASTCODE %d",
+        added_class, first_used, MPI_ERR_LASTCODE);
   CHECK(predefined(MPI_LASTUSEDCODE) == added_class, "MPI_LASTUSEDCODE %d after adding class %d",
         predefined(MPI_LASTUSEDCODE), added_class);
+  int added_code = 0;
+  CHECK_MPI(MPI_Add_error_code(added_class, &added_code));
+  CHECK(added_code > added_class, "MPI_Add_error_code gave %d after class %d", added_code,
+        added_class);
+  CHECK(predefined(MPI_LASTUSEDCODE) == added_code, "MPI_LASTUSEDCODE %d after adding code %d",
+        predefined(MPI_LASTUSEDCODE), added_code);
   {
     int* tag_ub = NULL;
     CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag)); /* MPI-1 name */

@@ -659,9 +659,51 @@ static void test_refusals(const ic_t* ic) {
   CHECK_ERR(MPI_Allreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_SUM, ic->comm), MPI_ERR_BUFFER);
   CHECK_ERR(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, &result, 1, MPI_INT, ic->comm), MPI_ERR_BUFFER);
   MPI_Comm none = MPI_COMM_NULL;
-  CHECK_ERR(MPI_Comm_split_type(ic->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &none),
-            MPI_ERR_COMM);
+  CHECK_ERR(MPI_Comm_split_type(ic->comm, 12345, 0, MPI_INFO_NULL, &none), MPI_ERR_ARG);
   CHECK(none == MPI_COMM_NULL, "a refused split_type set the handle");
+}
+
+/* MPI_Comm_split_type on an intercommunicator splits the local group (as MPICH does): each process
+ * gets an intracommunicator of the processes of its own group that share its memory (here all of
+ * them but those that pass MPI_UNDEFINED), ordered by key, then by rank in the group. */
+static void test_split_type(const ic_t* ic) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  /* Keys reversed: the local group from its highest rank down. */
+  CHECK_MPI(
+      MPI_Comm_split_type(ic->comm, MPI_COMM_TYPE_SHARED, -ic->lrank, MPI_INFO_NULL, &shared));
+  CHECK(shared != MPI_COMM_NULL, "split_type shared of an intercommunicator gave MPI_COMM_NULL");
+  int flag = 1, got = -1;
+  CHECK_MPI(MPI_Comm_test_inter(shared, &flag));
+  CHECK(flag == 0, "split_type of an intercommunicator gave an intercommunicator");
+  int expected[16], n = 0;
+  for (int r = ic->lsize - 1; r >= 0; --r) expected[n++] = ic->local[r];
+  MPI_Group g;
+  CHECK_MPI(MPI_Comm_group(shared, &g));
+  expect_group(g, expected, n, "split_type shared of an intercommunicator, keys reversed");
+  CHECK_MPI(MPI_Group_free(&g));
+  CHECK_MPI(MPI_Comm_rank(shared, &got));
+  CHECK(got == ic->lsize - 1 - ic->lrank, "split_type: rank %d, expected %d", got,
+        ic->lsize - 1 - ic->lrank);
+  /* A working communicator: the sum of the local group's world ranks. */
+  int sum = -1, want = 0;
+  for (int i = 0; i < ic->lsize; ++i) want += ic->local[i];
+  CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, shared));
+  CHECK(sum == want, "allreduce on the split_type of an intercommunicator: %d, expected %d", sum,
+        want);
+  CHECK_MPI(MPI_Comm_free(&shared));
+
+  /* The local group's rank 0 stays out (MPI_UNDEFINED) on either side. */
+  const int out = ic->lrank == 0;
+  CHECK_MPI(MPI_Comm_split_type(ic->comm, out ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0,
+                                MPI_INFO_NULL, &shared));
+  if (out) {
+    CHECK(shared == MPI_COMM_NULL, "split_type MPI_UNDEFINED gave a communicator");
+  } else {
+    CHECK_MPI(MPI_Comm_group(shared, &g));
+    expect_group(g, ic->local + 1, ic->lsize - 1, "split_type without the local rank 0");
+    CHECK_MPI(MPI_Group_free(&g));
+    CHECK_MPI(MPI_Comm_free(&shared));
+  }
 }
 
 static void collectives(const ic_t* ic) {
@@ -687,6 +729,7 @@ static void collectives(const ic_t* ic) {
   test_overlap(ic);
   test_refusals(ic);
   test_split_create(ic);
+  test_split_type(ic);
 }
 
 /* The merge of `inter` is an intracommunicator of `first` then `second` (world ranks). */
