@@ -64,6 +64,10 @@ rmpl_mpi_datatype pair(const char* name, scalar basic) {
     t.blocks = {{0, sizeof(T)}, {index_at, sizeof(int)}};
   }
   t.contiguous = t.blocks.size() == 1 && t.size == t.extent;
+  // named() committed the struct as contiguous; only the pairs without padding (MPI_2INT,
+  // MPI_FLOAT_INT) are, and `plain` sends the fast paths count * size bytes from buf, which for
+  // the others would miss every element's data after the first.
+  commit(t);
   t.basic_size = t.size;
   return t;
 }
