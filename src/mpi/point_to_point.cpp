@@ -771,7 +771,12 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
     const rmpl_mpi_datatype& t = datatype(type, false);
     count(n);
     const MPI_Count unit = t.basic_size > 0 ? t.basic_size : t.size;
-    status->rmpl_bytes = unit * n;
+    if (value_index_pairs(t)) {
+      // Pairs: each is two basic elements (MPI_Get_elements' count), an odd one is a value alone.
+      status->rmpl_bytes = unit * (n / 2) + (n % 2) * (unit - MPI_Count{sizeof(int)});
+    } else {
+      status->rmpl_bytes = unit * n;
+    }
     return MPI_SUCCESS;
   });
 }
