@@ -2,8 +2,9 @@
 //
 // A datatype is kept in the form the rest of the layer moves data with: the size, bounds and true
 // bounds of one element, and its data flattened into (offset, length) runs in type-map order
-// (`blocks`). A constructor computes all of it from the types it is built from, so a derived type
-// never refers to another after its construction (freeing a type never breaks one built from it).
+// (`blocks`; a vector of very many blocks keeps one block's runs and repeats them, `repeats`). A
+// constructor computes all of it from the types it is built from, so a derived type never refers
+// to another after its construction (freeing a type never breaks one built from it).
 #include <algorithm>
 #include <complex>
 #include <cstring>
@@ -64,6 +65,10 @@ rmpl_mpi_datatype pair(const char* name, scalar basic) {
     t.blocks = {{0, sizeof(T)}, {index_at, sizeof(int)}};
   }
   t.contiguous = t.blocks.size() == 1 && t.size == t.extent;
+  // named() committed the struct as contiguous; only the pairs without padding (MPI_2INT,
+  // MPI_FLOAT_INT) are, and `plain` sends the fast paths count * size bytes from buf, which for
+  // the others would miss every element's data after the first.
+  commit(t);
   t.basic_size = t.size;
   return t;
 }
@@ -146,7 +151,8 @@ pool<rmpl_mpi_datatype>& derived_types() {
 }
 
 /// Beyond this many runs of data per element a type is refused (MPI_ERR_NO_MEM) rather than
-/// flattened: 64 Mi runs are 1 GiB of description.
+/// flattened: 64 Mi runs are 1 GiB of description. (A vector of more keeps one block's runs and
+/// repeats them: lay_out_repeated.)
 constexpr MPI_Count max_runs = MPI_Count{1} << 26;
 
 MPI_Aint add(MPI_Aint a, MPI_Aint b) {
@@ -211,8 +217,9 @@ void append_run(std::vector<block>& blocks, MPI_Aint offset, MPI_Aint length) {
 }
 
 void set_contiguous(rmpl_mpi_datatype& t) {
-  t.contiguous = t.size == 0 || (t.blocks.size() == 1 && t.blocks[0].offset == t.true_lb &&
-                                 t.blocks[0].length == t.size && t.size == t.extent);
+  t.contiguous =
+      t.size == 0 || (t.repeats == 1 && t.blocks.size() == 1 && t.blocks[0].offset == t.true_lb &&
+                      t.blocks[0].length == t.size && t.size == t.extent);
 }
 
 /// Computes the layout of `t` (size, bounds, true bounds, runs, basic type, alignment) from the
@@ -255,9 +262,11 @@ void lay_out(rmpl_mpi_datatype& t, ForEachPiece&& for_each_piece, bool pad_like_
     data_lb.offer(add(first_copy, o.true_lb));
     data_ub.offer(add(add(last_copy, o.true_lb), o.true_extent));
     size = count_sum(size, count_product(p.copies, o.size, "datatype size"), "datatype size");
-    runs += o.contiguous
-                ? 1
-                : count_product(p.copies, static_cast<MPI_Count>(o.blocks.size()), "runs of data");
+    runs += o.contiguous ? 1
+                         : count_product(p.copies,
+                                         count_product(static_cast<MPI_Count>(o.blocks.size()),
+                                                       o.repeats, "runs of data"),
+                                         "runs of data");
     if (runs > max_runs) {
       fail(MPI_ERR_NO_MEM, "the datatype would be made of more than {} separate runs of data",
            max_runs);
@@ -300,6 +309,8 @@ void lay_out(rmpl_mpi_datatype& t, ForEachPiece&& for_each_piece, bool pad_like_
   }
 
   t.blocks.clear();
+  t.repeats = 1;
+  t.repeat_stride = 0;
   t.blocks.reserve(static_cast<std::size_t>(runs));
   for_each_piece([&](const piece& p) {
     const rmpl_mpi_datatype& o = *p.type;
@@ -310,7 +321,10 @@ void lay_out(rmpl_mpi_datatype& t, ForEachPiece&& for_each_piece, bool pad_like_
     }
     for (MPI_Count k = 0; k < p.copies; ++k) {
       const MPI_Aint element = p.displacement + k * o.extent;
-      for (const block& b : o.blocks) append_run(t.blocks, element + b.offset, b.length);
+      for (MPI_Count r = 0; r < o.repeats; ++r) {
+        const MPI_Aint at = element + r * o.repeat_stride;
+        for (const block& b : o.blocks) append_run(t.blocks, at + b.offset, b.length);
+      }
     }
   });
   set_contiguous(t);
@@ -355,6 +369,8 @@ void copy_layout(const rmpl_mpi_datatype& from, rmpl_mpi_datatype& to) {
   to.true_extent = from.true_extent;
   to.contiguous = from.contiguous;
   to.blocks = from.blocks;
+  to.repeats = from.repeats;
+  to.repeat_stride = from.repeat_stride;
   to.basic = from.basic;
   to.basic_count = from.basic_count;
   to.basic_size = from.basic_size;
@@ -395,12 +411,22 @@ void blocklength(int n, int index) {
   }
 }
 
+void finish_construction(rmpl_mpi_datatype&& t, MPI_Datatype oldtype, MPI_Datatype* newtype,
+                         int combiner, std::vector<int> integers, std::vector<MPI_Aint> addresses);
+
 /// The shared part of the constructors with one old type: `for_each_piece` lays it out.
 template <class ForEachPiece>
 void construct(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::vector<int> integers,
                std::vector<MPI_Aint> addresses, ForEachPiece&& for_each_piece) {
   rmpl_mpi_datatype t;
   lay_out(t, for_each_piece, false);
+  finish_construction(std::move(t), oldtype, newtype, combiner, std::move(integers),
+                      std::move(addresses));
+}
+
+/// The shared end of the constructors with one old type: `t` laid out, its description added.
+void finish_construction(rmpl_mpi_datatype&& t, MPI_Datatype oldtype, MPI_Datatype* newtype,
+                         int combiner, std::vector<int> integers, std::vector<MPI_Aint> addresses) {
   t.combiner = combiner;
   t.integers = std::move(integers);
   t.addresses = std::move(addresses);
@@ -426,6 +452,68 @@ void strided(Visit&& visit, int count, int blocklen, MPI_Aint step, const rmpl_m
   for (int i = 0; i < count; ++i) visit(piece{multiply(i, step), blocklen, &old});
 }
 
+/// A vector whose runs would number more than this keeps one block's runs and repeats them.
+constexpr MPI_Count repeat_min = 1024;
+
+/// Lays out a vector of `count` blocks of `blocklen` elements of `old`, `step` bytes apart, as one
+/// block's runs repeated `count` times (`repeats`), when enumerating them would give more than
+/// repeat_min runs: the description then costs what one block's does, however large the count.
+/// Its bounds are those of its first and last blocks (the extremes of copies of one type). False
+/// (nothing done) for a vector that strided() lays out as well.
+bool lay_out_repeated(rmpl_mpi_datatype& t, int count, int blocklen, MPI_Aint step,
+                      const rmpl_mpi_datatype& old) {
+  if (count < 2 || blocklen <= 0 || old.size == 0) return false;
+  MPI_Aint block_extent = 0;
+  if (!__builtin_mul_overflow(blocklen, old.extent, &block_extent) && step == block_extent) {
+    return false;  // abutting blocks: one run (strided)
+  }
+  const MPI_Count block_runs =
+      old.contiguous ? 1
+                     : count_product(blocklen,
+                                     count_product(static_cast<MPI_Count>(old.blocks.size()),
+                                                   old.repeats, "runs of data"),
+                                     "runs of data");
+  if (count_product(count, block_runs, "runs of data") <= repeat_min) return false;
+  rmpl_mpi_datatype one;
+  lay_out(
+      one,
+      [&](auto&& visit) {
+        visit(piece{0, blocklen, &old});
+      },
+      false);
+  const MPI_Aint last = multiply(count - 1, step);
+  lay_out(
+      t,
+      [&](auto&& visit) {
+        visit(piece{0, blocklen, &old});
+        visit(piece{last, blocklen, &old});
+      },
+      false);
+  t.size = count_product(count, one.size, "datatype size");
+  t.blocks = std::move(one.blocks);
+  t.repeats = count;
+  t.repeat_stride = step;
+  t.basic = one.basic;
+  t.basic_count = count * one.basic_count;  // at most `size`, which did not overflow
+  t.basic_size = one.basic_size;
+  set_contiguous(t);
+  return true;
+}
+
+/// MPI_Type_vector and MPI_Type_(create_)hvector: `count` blocks `step` bytes apart.
+void vector(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::vector<int> integers,
+            std::vector<MPI_Aint> addresses, int count, int blocklen, MPI_Aint step,
+            const rmpl_mpi_datatype& old) {
+  rmpl_mpi_datatype t;
+  if (lay_out_repeated(t, count, blocklen, step, old)) {
+    finish_construction(std::move(t), oldtype, newtype, combiner, std::move(integers),
+                        std::move(addresses));
+    return;
+  }
+  construct(oldtype, newtype, combiner, std::move(integers), std::move(addresses),
+            [&](auto&& visit) { strided(visit, count, blocklen, step, old); });
+}
+
 int hvector(const char* function, int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
             MPI_Datatype* newtype) {
   return call(nullptr, function, [&] {
@@ -433,8 +521,8 @@ int hvector(const char* function, int count, int blocklen, MPI_Aint stride, MPI_
     blocklength(blocklen, -1);
     const rmpl_mpi_datatype& old = datatype(oldtype, false);
     output(newtype, "newtype");
-    construct(oldtype, newtype, MPI_COMBINER_HVECTOR, {count, blocklen}, {stride},
-              [&](auto&& visit) { strided(visit, count, blocklen, stride, old); });
+    vector(oldtype, newtype, MPI_COMBINER_HVECTOR, {count, blocklen}, {stride}, count, blocklen,
+           stride, old);
     return MPI_SUCCESS;
   });
 }
@@ -639,8 +727,8 @@ int PMPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype oldtype,
     const rmpl_mpi_datatype& old = datatype(oldtype, false);
     output(newtype, "newtype");
     const MPI_Aint step = multiply(stride, old.extent);
-    construct(oldtype, newtype, MPI_COMBINER_VECTOR, {count, blocklen, stride}, {},
-              [&](auto&& visit) { strided(visit, count, blocklen, step, old); });
+    vector(oldtype, newtype, MPI_COMBINER_VECTOR, {count, blocklen, stride}, {}, count, blocklen,
+           step, old);
     return MPI_SUCCESS;
   });
 }

@@ -50,6 +50,9 @@ core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_dataty
 /// RMPL_SEGMENT_MIN, read once (MPI_Init reads it, so that a bad value stops the start).
 std::uint64_t segment_min();
 
+/// Whether `t` is made of value-index pairs (MPI_DOUBLE_INT...) only: each two basic elements.
+bool value_index_pairs(const rmpl_mpi_datatype& t) noexcept;
+
 /// MPI_Get_elements: the basic elements (ints, doubles...) that `bytes` of data of `t` hold, or
 /// MPI_UNDEFINED when `bytes` ends inside one (elements.cpp).
 MPI_Count basic_elements(const rmpl_mpi_datatype& t, MPI_Count bytes);

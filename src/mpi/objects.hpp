@@ -124,8 +124,12 @@ struct rmpl_mpi_datatype {
   /// test the point-to-point and collective fast paths make of a type. Set with `committed`
   /// (datatypes.cpp).
   bool plain = false;
-  /// The data of one element, in type-map order, adjacent runs merged.
+  /// The data of one element, in type-map order, adjacent runs merged: `blocks` repeated
+  /// `repeats` times, `repeat_stride` bytes apart (a vector of very many blocks keeps the runs of
+  /// one block rather than all of them, so that its description does not grow with its count).
   std::vector<rmpl::mpi::block> blocks;
+  MPI_Count repeats = 1;
+  MPI_Aint repeat_stride = 0;
   /// The one basic type all the element's data is made of (for the built-in reduction operators),
   /// and how many of it one element holds; scalar::none when mixed or not reducible.
   rmpl::detail::scalar basic = rmpl::detail::scalar::none;

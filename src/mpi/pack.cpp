@@ -30,9 +30,12 @@ void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out
   }
   const auto* element = static_cast<const std::byte*>(buf);
   for (int i = 0; i < count; ++i, element += t.extent) {
-    for (const block& b : t.blocks) {
-      std::memcpy(out, element + b.offset, static_cast<std::size_t>(b.length));
-      out += b.length;
+    const std::byte* at = element;
+    for (MPI_Count r = 0; r < t.repeats; ++r, at += t.repeat_stride) {
+      for (const block& b : t.blocks) {
+        std::memcpy(out, at + b.offset, static_cast<std::size_t>(b.length));
+        out += b.length;
+      }
     }
   }
 }
@@ -51,21 +54,25 @@ core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_dataty
   const std::uint64_t min_average = segment_min();
   core::segment_list out;
   if (count <= 0 || t.size == 0 || t.blocks.empty()) return out;
-  const std::size_t most = static_cast<std::size_t>(count) * t.blocks.size();
+  const std::size_t most =
+      static_cast<std::size_t>(count) * t.blocks.size() * static_cast<std::size_t>(t.repeats);
   const auto bytes = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(t.size);
   if (bytes > eager_max && bytes / most < min_average) return out;
   out.entries = std::make_unique<iovec[]>(most);
   iovec* last = nullptr;
   const auto* element = static_cast<const std::byte*>(buf);
   for (int i = 0; i < count; ++i, element += t.extent) {
-    for (const block& b : t.blocks) {
-      if (b.length == 0) continue;
-      auto* at = const_cast<std::byte*>(element + b.offset);
-      if (last != nullptr && static_cast<std::byte*>(last->iov_base) + last->iov_len == at) {
-        last->iov_len += static_cast<std::size_t>(b.length);
-      } else {
-        last = &out.entries[out.count++];
-        *last = iovec{at, static_cast<std::size_t>(b.length)};
+    const std::byte* repeat = element;
+    for (MPI_Count r = 0; r < t.repeats; ++r, repeat += t.repeat_stride) {
+      for (const block& b : t.blocks) {
+        if (b.length == 0) continue;
+        auto* at = const_cast<std::byte*>(repeat + b.offset);
+        if (last != nullptr && static_cast<std::byte*>(last->iov_base) + last->iov_len == at) {
+          last->iov_len += static_cast<std::size_t>(b.length);
+        } else {
+          last = &out.entries[out.count++];
+          *last = iovec{at, static_cast<std::size_t>(b.length)};
+        }
       }
     }
   }
@@ -83,12 +90,15 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
   }
   auto* element = static_cast<std::byte*>(buf);
   for (int i = 0; i < count && bytes > 0; ++i, element += t.extent) {
-    for (const block& b : t.blocks) {
-      const std::size_t n = std::min(bytes, static_cast<std::size_t>(b.length));
-      std::memcpy(element + b.offset, in, n);
-      in += n;
-      bytes -= n;
-      if (bytes == 0) return;
+    std::byte* at = element;
+    for (MPI_Count r = 0; r < t.repeats; ++r, at += t.repeat_stride) {
+      for (const block& b : t.blocks) {
+        const std::size_t n = std::min(bytes, static_cast<std::size_t>(b.length));
+        std::memcpy(at + b.offset, in, n);
+        in += n;
+        bytes -= n;
+        if (bytes == 0) return;
+      }
     }
   }
 }

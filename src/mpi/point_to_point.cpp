@@ -287,15 +287,27 @@ MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
   });
 }
 
+/// A derived datatype's own copy for a persistent request (null for a predefined one): the
+/// program may free the type while the request lives (MPI-3.1 4.1.9), and every MPI_Start must
+/// still find it. The copy is self-contained (a type's layout never refers to another type) and
+/// has no attributes, whose callbacks belong to the program's handle.
+std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t) {
+  if (t.predefined) return nullptr;
+  auto copy = std::make_shared<rmpl_mpi_datatype>(t);
+  copy->attributes.clear();
+  return copy;
+}
+
 /// A persistent send or receive: MPI_Start runs `start_send`/`start_recv` with the same
-/// arguments, and the request takes over the new kernel request and its staging.
+/// arguments (the datatype a copy of the program's, which may be freed meanwhile), and the
+/// request takes over the new kernel request and its staging.
 MPI_Request send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                       send_mode mode) {
   comm(c);
-  datatype(type);
+  std::shared_ptr<rmpl_mpi_datatype> kept = keep_type(datatype(type));
   count(n);
   return persistent_request(c, request_kind::send, [=](rmpl_mpi_request& self) {
-    MPI_Request started = start_send(buf, n, type, dest, tag, c, mode);
+    MPI_Request started = start_send(buf, n, kept ? kept.get() : type, dest, tag, c, mode);
     const detail::request_id id = started->id;
     self.staging = std::move(started->staging);
     started->id = detail::null_request;
@@ -306,10 +318,10 @@ MPI_Request send_init(const void* buf, int n, MPI_Datatype type, int dest, int t
 
 MPI_Request recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
   comm(c);
-  datatype(type);
+  std::shared_ptr<rmpl_mpi_datatype> kept = keep_type(datatype(type));
   count(n);
   return persistent_request(c, request_kind::recv, [=](rmpl_mpi_request& self) {
-    MPI_Request started = start_recv(buf, n, type, source, tag, c);
+    MPI_Request started = start_recv(buf, n, kept ? kept.get() : type, source, tag, c);
     const detail::request_id id = started->id;
     self.on_complete = std::move(started->on_complete);
     started->id = detail::null_request;
@@ -773,7 +785,12 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
     const rmpl_mpi_datatype& t = datatype(type, false);
     count(n);
     const MPI_Count unit = t.basic_size > 0 ? t.basic_size : t.size;
-    status->rmpl_bytes = unit * n;
+    if (value_index_pairs(t)) {
+      // Pairs: each is two basic elements (MPI_Get_elements' count), an odd one is a value alone.
+      status->rmpl_bytes = unit * (n / 2) + (n % 2) * (unit - MPI_Count{sizeof(int)});
+    } else {
+      status->rmpl_bytes = unit * n;
+    }
     return MPI_SUCCESS;
   });
 }

@@ -356,8 +356,16 @@ static void constructors(void) {
   CHECK_MPI(MPI_Type_vector(1 << 27, 2, 2, MPI_CHAR, &t));
   EXPECT_LAYOUT(t, (MPI_Count)1 << 28, 0, (MPI_Aint)1 << 28, 0, (MPI_Aint)1 << 28);
   CHECK_MPI(MPI_Type_free(&t));
-  /* One with more separate runs than the layer describes is refused, not a crash. */
-  CHECK_ERR(MPI_Type_vector((1 << 26) + 1, 1, 2, MPI_CHAR, &t), MPI_ERR_NO_MEM);
+  /* A vector of more separate runs than the layer lists is described as one block repeated... */
+  CHECK_MPI(MPI_Type_vector((1 << 26) + 1, 1, 2, MPI_CHAR, &t));
+  EXPECT_LAYOUT(t, ((MPI_Count)1 << 26) + 1, 0, (MPI_Aint)1 << 27 | 1, 0, (MPI_Aint)1 << 27 | 1);
+  /* ...but a type that would list them all (two such vectors side by side) is refused, not a
+   * crash. */
+  {
+    MPI_Datatype two = MPI_DATATYPE_NULL;
+    CHECK_ERR(MPI_Type_contiguous(2, t, &two), MPI_ERR_NO_MEM);
+  }
+  CHECK_MPI(MPI_Type_free(&t));
 
   /* Addresses. */
   {
