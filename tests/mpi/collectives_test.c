@@ -96,6 +96,19 @@ static void bcast_large(MPI_Comm comm) {
     CHECK_MPI(MPI_Bcast(v, n, MPI_INT, root, comm));
     expect_block(v, n, 1, root, 2, "large bcast", root, n);
   }
+  /* The same buffer broadcast again and again with new contents each time, at 256 KiB, 512 KiB
+   * (the assisted rendezvous starts there) and one int beyond: a receiver that kept the previous
+   * round's data, or took its copy before the root's new data was in place, fails. */
+  static const int repeated[] = {1 << 16, 1 << 17, (1 << 17) + 1};
+  for (size_t k = 0; k < sizeof repeated / sizeof repeated[0]; ++k) {
+    const int m = repeated[k];
+    for (int round = 0; round < 3; ++round) {
+      const int root = round == 2 ? size - 1 : 0;
+      for (int i = 0; i < m; ++i) v[i] = rank == root ? value(root, 3 + round, i) : -2 - round;
+      CHECK_MPI(MPI_Bcast(v, m, MPI_INT, root, comm));
+      expect_block(v, m, 1, root, 3 + round, "repeated bcast", root, m);
+    }
+  }
   free(v);
 }
 

@@ -1,7 +1,8 @@
 /* MPI_Pack, MPI_Unpack and MPI_Pack_size: the packed bytes of vector, indexed, struct, resized
  * and subarray data against a packing done by hand, unpacking back with the gaps of the buffer
- * untouched, several packs into one buffer, packed data sent as MPI_PACKED and received typed (and
- * the other way round), and the error classes of bad arguments. */
+ * untouched, a matrix transposed by a vector-of-columns type (packed, unpacked and sent), several
+ * packs into one buffer, packed data sent as MPI_PACKED and received typed (and the other way
+ * round), and the error classes of bad arguments. */
 #include <stddef.h>
 #include <string.h>
 
@@ -284,6 +285,83 @@ static void sequence(void) {
   CHECK_MPI(MPI_Type_free(&s));
 }
 
+/* A matrix transposed by its datatype alone: a column (a vector of one int per row) repeated
+ * across the columns, one int apart, describes the matrix column by column, so packing with it
+ * and unpacking as plain ints writes the transpose, and so does unpacking plain ints into it. Two
+ * ways to put the columns one int apart: an hvector of columns with a stride of sizeof(int), and a
+ * column resized to an extent of one int, repeated contiguously. The matrix is not square, so rows
+ * and columns mixed up show; the transpose also travels as a message received into the type. */
+enum { T_ROWS = 37, T_COLS = 23 };
+static int entry(int r, int c) {
+  return r * 1000 + c;
+}
+static void expect_transposed(int line, const int* t, const char* how) {
+  for (int c = 0; c < T_COLS; ++c)
+    for (int r = 0; r < T_ROWS; ++r)
+      CHECK(t[c * T_ROWS + r] == entry(r, c),
+            "line %d, %s: transposed[%d][%d] is %d, expected %d (the matrix's [%d][%d])", line, how,
+            c, r, t[c * T_ROWS + r], entry(r, c), r, c);
+}
+static void transpose(void) {
+  MPI_Datatype column, resized_column, by_hvector, by_resize;
+  CHECK_MPI(MPI_Type_vector(T_ROWS, 1, T_COLS, MPI_INT, &column));
+  CHECK_MPI(MPI_Type_create_hvector(T_COLS, 1, (MPI_Aint)sizeof(int), column, &by_hvector));
+  CHECK_MPI(MPI_Type_create_resized(column, 0, (MPI_Aint)sizeof(int), &resized_column));
+  CHECK_MPI(MPI_Type_contiguous(T_COLS, resized_column, &by_resize));
+  CHECK_MPI(MPI_Type_commit(&by_hvector));
+  CHECK_MPI(MPI_Type_commit(&by_resize));
+  static int matrix[T_ROWS * T_COLS], t[T_ROWS * T_COLS + 1];
+  for (int r = 0; r < T_ROWS; ++r)
+    for (int c = 0; c < T_COLS; ++c) matrix[r * T_COLS + c] = entry(r, c);
+  const MPI_Datatype types[2] = {by_hvector, by_resize};
+  const char* names[2] = {"hvector of columns", "resized column, contiguous"};
+  const int bytes = (int)sizeof matrix;
+  static char packed[sizeof matrix + 16];
+  for (int k = 0; k < 2; ++k) {
+    MPI_Count type_size = 0;
+    CHECK_MPI(MPI_Type_size_x(types[k], &type_size));
+    CHECK(type_size == bytes, "%s: size %lld, expected %d", names[k], (long long)type_size, bytes);
+    int pack_size = -1, position = 0;
+    CHECK_MPI(MPI_Pack_size(1, types[k], MPI_COMM_WORLD, &pack_size));
+    CHECK(pack_size >= bytes, "%s: pack size %d below the %d bytes", names[k], pack_size, bytes);
+    /* Pack through the type, unpack as ints: the transpose. */
+    CHECK_MPI(MPI_Pack(matrix, 1, types[k], packed, (int)sizeof packed, &position, MPI_COMM_WORLD));
+    CHECK(position == bytes, "%s: packed %d bytes, expected %d", names[k], position, bytes);
+    for (int i = 0; i <= T_ROWS * T_COLS; ++i) t[i] = SENTINEL;
+    const int used = position;
+    position = 0;
+    CHECK_MPI(MPI_Unpack(packed, used, &position, t, T_ROWS * T_COLS, MPI_INT, MPI_COMM_WORLD));
+    expect_transposed(__LINE__, t, names[k]);
+    CHECK(t[T_ROWS * T_COLS] == SENTINEL, "%s: unpacking wrote past the matrix", names[k]);
+    /* Pack as ints, unpack through the type: the transpose again. */
+    position = 0;
+    CHECK_MPI(MPI_Pack(matrix, T_ROWS * T_COLS, MPI_INT, packed, (int)sizeof packed, &position,
+                       MPI_COMM_WORLD));
+    for (int i = 0; i <= T_ROWS * T_COLS; ++i) t[i] = SENTINEL;
+    position = 0;
+    CHECK_MPI(MPI_Unpack(packed, bytes, &position, t, 1, types[k], MPI_COMM_WORLD));
+    /* t now holds, at row-major place (r, c) of a T_ROWS x T_COLS matrix, element c * T_ROWS + r
+     * of the source: read it back as such. */
+    for (int r = 0; r < T_ROWS; ++r)
+      for (int c = 0; c < T_COLS; ++c) {
+        const int src = c * T_ROWS + r;
+        CHECK(t[r * T_COLS + c] == matrix[src],
+              "%s: unpacking into the type put %d at [%d][%d], expected element %d (%d)", names[k],
+              t[r * T_COLS + c], r, c, src, matrix[src]);
+      }
+    /* Sent through the type around the ring and received as ints: the transpose arrives. */
+    const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    for (int i = 0; i <= T_ROWS * T_COLS; ++i) t[i] = SENTINEL;
+    CHECK_MPI(MPI_Sendrecv(matrix, 1, types[k], next, 20 + k, t, T_ROWS * T_COLS, MPI_INT, prev,
+                           20 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    expect_transposed(__LINE__, t, names[k]);
+  }
+  CHECK_MPI(MPI_Type_free(&by_hvector));
+  CHECK_MPI(MPI_Type_free(&by_resize));
+  CHECK_MPI(MPI_Type_free(&resized_column));
+  CHECK_MPI(MPI_Type_free(&column));
+}
+
 /* Packed data travels as MPI_PACKED and is received with the type itself, and the other way. */
 static void packed_messages(void) {
   int next = (rank + 1) % size, previous = (rank + size - 1) % size;
@@ -362,6 +440,7 @@ int main(int argc, char** argv) {
   resized();
   subarrays();
   structs();
+  transpose();
   sequence();
   packed_messages();
   bad_arguments();

@@ -102,6 +102,124 @@ static void any_source(void) {
   }
 }
 
+/* Receives posted with MPI_ANY_SOURCE and MPI_ANY_TAG, each with room for exactly the message
+ * meant for it: messages from one sender match such receives in the order the receives were
+ * posted, so the k-th message lands in the k-th receive whatever its tag and size, and completing
+ * them with MPI_Waitany / MPI_Testany / MPI_Waitsome in any order must find each one full. Every
+ * rank does this with its partner (rank ^ 1, or itself when it has none), once with the receives
+ * posted before the messages leave and once with the messages sent before the receives exist.
+ * Sizes cover inline, eager and rendezvous messages, and zero bytes. */
+static int wildcard_count(int k) {
+  static const int counts[] = {40000, 1, 3000, 0, 17, 9000, 64, 20000, 5, 1500, 2, 300};
+  return counts[k];
+}
+static void wildcard_receives_in_order(void) {
+  enum { K = 12 };
+  const int partner = (rank ^ 1) < size ? rank ^ 1 : rank;
+  int* in[K];
+  int* out[K];
+  MPI_Request recvs[K], sends[K];
+  for (int posted_first = 1; posted_first >= 0; --posted_first) {
+    for (int k = 0; k < K; ++k) {
+      in[k] = malloc(sizeof(int) * (size_t)(wildcard_count(k) + 1));
+      out[k] = malloc(sizeof(int) * (size_t)(wildcard_count(k) + 1));
+      for (int i = 0; i <= wildcard_count(k); ++i) in[k][i] = -1;
+      fill(out[k], wildcard_count(k), rank, k);
+    }
+    /* The tags are not in posting order: matching must not depend on them. */
+    for (int phase = 0; phase < 2; ++phase) {
+      if ((phase == 0) == posted_first) {
+        for (int k = 0; k < K; ++k)
+          CHECK_MPI(MPI_Irecv(in[k], wildcard_count(k), MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                              MPI_COMM_WORLD, &recvs[k]));
+      } else {
+        for (int k = 0; k < K; ++k)
+          CHECK_MPI(MPI_Isend(out[k], wildcard_count(k), MPI_INT, partner, (k * 5) % K + 60,
+                              MPI_COMM_WORLD, &sends[k]));
+      }
+      /* Everyone's first phase is done before anyone's second starts. */
+      CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    for (int done = 0; done < K; ++done) {
+      int k = -1;
+      MPI_Status st;
+      if (done % 3 == 0) {
+        CHECK_MPI(MPI_Waitany(K, recvs, &k, &st));
+      } else if (done % 3 == 1) {
+        int flag = 0;
+        while (!flag) CHECK_MPI(MPI_Testany(K, recvs, &k, &flag, &st));
+      } else {
+        int outcount = 0, indices[K];
+        MPI_Status sts[K];
+        CHECK_MPI(MPI_Waitsome(K, recvs, &outcount, indices, sts));
+        CHECK(outcount >= 1, "waitsome completed %d", outcount);
+        /* Check all but the first here; the first goes through the common check below. */
+        for (int j = 1; j < outcount; ++j) {
+          const int kj = indices[j];
+          int n = -1;
+          CHECK_MPI(MPI_Get_count(&sts[j], MPI_INT, &n));
+          CHECK(n == wildcard_count(kj) && sts[j].MPI_SOURCE == partner &&
+                    sts[j].MPI_TAG == (kj * 5) % K + 60,
+                "posted %s: receive %d got %d ints with tag %d from %d, expected %d with tag %d "
+                "from %d",
+                posted_first ? "first" : "last", kj, n, sts[j].MPI_TAG, sts[j].MPI_SOURCE,
+                wildcard_count(kj), (kj * 5) % K + 60, partner);
+          expect(in[kj], n, partner, kj, "wildcard receive");
+          CHECK(in[kj][n] == -1, "receive %d wrote beyond its %d ints", kj, n);
+        }
+        done += outcount - 1;
+        k = indices[0];
+        st = sts[0];
+      }
+      CHECK(k >= 0 && k < K && recvs[k] == MPI_REQUEST_NULL, "completion index %d", k);
+      int n = -1;
+      CHECK_MPI(MPI_Get_count(&st, MPI_INT, &n));
+      CHECK(n == wildcard_count(k) && st.MPI_SOURCE == partner && st.MPI_TAG == (k * 5) % K + 60,
+            "posted %s: receive %d got %d ints with tag %d from %d, expected %d with tag %d from "
+            "%d",
+            posted_first ? "first" : "last", k, n, st.MPI_TAG, st.MPI_SOURCE, wildcard_count(k),
+            (k * 5) % K + 60, partner);
+      expect(in[k], n, partner, k, "wildcard receive");
+      CHECK(in[k][n] == -1, "receive %d wrote beyond its %d ints", k, n);
+    }
+    CHECK_MPI(MPI_Waitall(K, sends, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < K; ++k) {
+      free(in[k]);
+      free(out[k]);
+    }
+  }
+}
+
+/* A token travels the ring three times, each rank taking it with MPI_ANY_SOURCE and blocking
+ * receives: the source must be the previous rank, and the token must have been through every rank
+ * once per lap (its hop count and the sum of the ranks it visited). */
+static void token_ring(void) {
+  enum { LAPS = 3 };
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  long token[2] = {0, 0}; /* hops, sum of the ranks visited */
+  for (int lap = 0; lap < LAPS; ++lap) {
+    if (rank == 0) {
+      token[0] += 1;
+      CHECK_MPI(MPI_Send(token, 2, MPI_LONG, next, 90, MPI_COMM_WORLD));
+    }
+    MPI_Status st;
+    CHECK_MPI(MPI_Recv(token, 2, MPI_LONG, MPI_ANY_SOURCE, 90, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == prev, "lap %d: the token came from %d, expected %d", lap, st.MPI_SOURCE,
+          prev);
+    const long hops = (long)lap * size + (rank == 0 ? size : rank);
+    const long sum = (long)lap * size * (size - 1) / 2 +
+                     (rank == 0 ? (long)size * (size - 1) / 2 : (long)rank * (rank - 1) / 2);
+    CHECK(token[0] == hops && token[1] == sum,
+          "lap %d: token (%ld hops, sum %ld), expected (%ld, %ld)", lap, token[0], token[1], hops,
+          sum);
+    if (rank != 0) {
+      token[0] += 1;
+      token[1] += rank;
+      CHECK_MPI(MPI_Send(token, 2, MPI_LONG, next, 90, MPI_COMM_WORLD));
+    }
+  }
+}
+
 /* Tags select: messages taken in another order than sent; same tag keeps its order. */
 static void tags_and_order(void) {
   if (size < 2 || rank > 1) return;
@@ -354,6 +472,8 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   any_source();
   tags_and_order();
+  wildcard_receives_in_order();
+  token_ring();
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   nonblocking();
   probes();

@@ -1,5 +1,6 @@
-/* Reductions: every predefined operator on the types MPI defines it for (integers of several
- * sizes, floating point, C_BOOL, BYTE, complex, and the MINLOC/MAXLOC pair types), user operators
+/* Reductions: every predefined operator on the types MPI defines it for (the C integer types but
+ * char, the fixed-width ones, MPI_AINT, MPI_OFFSET and MPI_COUNT, floating point, C_BOOL, BYTE, the
+ * three complex types, and the MINLOC/MAXLOC pair types), user operators
  * (a non-commutative 2x2 matrix product that proves rank order, on a contiguous and on a holed
  * datatype, and a commutative one), Reduce (every root), Allreduce, Reduce_local, Scan, Exscan,
  * Reduce_scatter(_block), MPI_IN_PLACE forms, derived types with predefined operators, and the
@@ -36,6 +37,8 @@ static void* alloc(size_t bytes) {
  * input(r, i, k): rank r's element i for operator k; small values, so sums and products are exact
  * in every type; zeros among them for the logical operators. */
 static long input(int r, int i, int k, int is_signed) {
+  /* 8-bit signed types: sums of eight ranks stay within -128..127. */
+  if (is_signed == 2 && k != 3 && !(k >= 4 && k <= 6)) return (r * 37 + i * 11) % 15 - 7;
   if (k == 3) return 1 + ((r * 7 + i) % 3 == 0) + (is_signed && (r + i) % 5 == 0 ? -2 : 0);
   if (k >= 4 && k <= 6) return (r + i) % 3 == 0 ? 0 : (r * 3 + i) % 9;
   return (r * 37 + i * 11) % 101 - (is_signed ? 50 : 0);
@@ -142,6 +145,35 @@ BITS(test_uint16, uint16_t)
 TYPE_TEST(test_uint16, uint16_t, MPI_UINT16_T, ARITH | LOGICAL | BITWISE, 0)
 BITS(test_aint, MPI_Aint)
 TYPE_TEST(test_aint, MPI_Aint, MPI_AINT, ARITH | LOGICAL | BITWISE, 1)
+/* The rest of C's integer types and MPI's fixed-width and address-sized ones, MPI_OFFSET and
+ * MPI_COUNT included, with the logical and bitwise operators too (MPI-3.1 5.9.2 lists them as C
+ * integers, and MPICH and Open MPI accept every predefined operator on them). */
+BITS(test_ushort, unsigned short)
+TYPE_TEST(test_ushort, unsigned short, MPI_UNSIGNED_SHORT, ARITH | LOGICAL | BITWISE, 0)
+BITS(test_ulong, unsigned long)
+TYPE_TEST(test_ulong, unsigned long, MPI_UNSIGNED_LONG, ARITH | LOGICAL | BITWISE, 0)
+BITS(test_llong, long long)
+TYPE_TEST(test_llong, long long, MPI_LONG_LONG, ARITH | LOGICAL | BITWISE, 1)
+BITS(test_ullong, unsigned long long)
+TYPE_TEST(test_ullong, unsigned long long, MPI_UNSIGNED_LONG_LONG, ARITH | LOGICAL | BITWISE, 0)
+BITS(test_schar, signed char)
+TYPE_TEST(test_schar, signed char, MPI_SIGNED_CHAR, ARITH | LOGICAL | BITWISE, 2)
+BITS(test_int8, int8_t)
+TYPE_TEST(test_int8, int8_t, MPI_INT8_T, ARITH | LOGICAL | BITWISE, 2)
+BITS(test_int16, int16_t)
+TYPE_TEST(test_int16, int16_t, MPI_INT16_T, ARITH | LOGICAL | BITWISE, 1)
+BITS(test_int32, int32_t)
+TYPE_TEST(test_int32, int32_t, MPI_INT32_T, ARITH | LOGICAL | BITWISE, 1)
+BITS(test_uint8, uint8_t)
+TYPE_TEST(test_uint8, uint8_t, MPI_UINT8_T, ARITH | LOGICAL | BITWISE, 0)
+BITS(test_uint32, uint32_t)
+TYPE_TEST(test_uint32, uint32_t, MPI_UINT32_T, ARITH | LOGICAL | BITWISE, 0)
+BITS(test_uint64, uint64_t)
+TYPE_TEST(test_uint64, uint64_t, MPI_UINT64_T, ARITH | LOGICAL | BITWISE, 0)
+BITS(test_offset, MPI_Offset)
+TYPE_TEST(test_offset, MPI_Offset, MPI_OFFSET, ARITH | LOGICAL | BITWISE, 1)
+BITS(test_count, MPI_Count)
+TYPE_TEST(test_count, MPI_Count, MPI_COUNT, ARITH | LOGICAL | BITWISE, 1)
 BITS(test_byte, unsigned char)
 TYPE_TEST(test_byte, unsigned char, MPI_BYTE, BITWISE, 0)
 static bool test_bool_mul(bool a, bool b) {
@@ -191,6 +223,29 @@ static void complex_ops(void) {
     CHECK(crealf(fout[i]) == re && cimagf(fout[i]) == im, "float complex sum %d: (%g, %g)", i,
           crealf(fout[i]), cimagf(fout[i]));
   }
+  /* The float and long double forms of the product (1 + i and 1 - i again: exact), and the long
+   * double sum. */
+  long double _Complex lin[9], lout[9];
+  for (int i = 0; i < n; ++i) {
+    fin[i] = (rank + i) % 2 ? 1 + 1 * I : 1 - 1 * I;
+    lin[i] = fin[i];
+  }
+  CHECK_MPI(MPI_Allreduce(fin, fout, n, MPI_C_FLOAT_COMPLEX, MPI_PROD, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allreduce(lin, lout, n, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD));
+  for (int i = 0; i < n; ++i) {
+    CHECK(crealf(fout[i]) == creal(prod[i]) && cimagf(fout[i]) == cimag(prod[i]),
+          "float complex product %d: (%g, %g), expected (%g, %g)", i, crealf(fout[i]),
+          cimagf(fout[i]), creal(prod[i]), cimag(prod[i]));
+    CHECK(creall(lout[i]) == creal(prod[i]) && cimagl(lout[i]) == cimag(prod[i]),
+          "long double complex product %d: (%Lg, %Lg), expected (%g, %g)", i, creall(lout[i]),
+          cimagl(lout[i]), creal(prod[i]), cimag(prod[i]));
+  }
+  for (int i = 0; i < n; ++i) lin[i] = (long double)(rank + i) + (long double)((rank * i) % 3) * I;
+  CHECK_MPI(MPI_Allreduce(lin, lout, n, MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
+  for (int i = 0; i < n; ++i)
+    CHECK(creall(lout[i]) == creal(sum[i]) && cimagl(lout[i]) == cimag(sum[i]),
+          "long double complex sum %d: (%Lg, %Lg), expected (%g, %g)", i, creall(lout[i]),
+          cimagl(lout[i]), creal(sum[i]), cimag(sum[i]));
 }
 
 /* ---- MINLOC / MAXLOC ---- */
@@ -699,6 +754,19 @@ int main(int argc, char** argv) {
   test_int64();
   test_uint16();
   test_aint();
+  test_ushort();
+  test_ulong();
+  test_llong();
+  test_ullong();
+  test_schar();
+  test_int8();
+  test_int16();
+  test_int32();
+  test_uint8();
+  test_uint32();
+  test_uint64();
+  test_offset();
+  test_count();
   test_byte();
   test_bool();
   test_float();

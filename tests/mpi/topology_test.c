@@ -129,10 +129,11 @@ static void check_grid(const int periods[2]) {
       CHECK_ERR(code, MPI_ERR_ARG);
     }
   }
-  /* shifts by 1, -1, 2 and a whole turn plus one, with an exchange along each */
-  const int displacements[4] = {1, -1, 2, 0};
+  /* shifts by 1, -1, 2, a whole turn plus one and 0 (a rank's own source and destination), with
+   * an exchange along each */
+  const int displacements[5] = {1, -1, 2, 0, 0};
   for (int d = 0; d < 2; ++d) {
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
       const int disp = i == 3 ? dims[d] + 1 : displacements[i];
       int source = -7, dest = -7;
       CHECK_MPI(MPI_Cart_shift(cart, d, disp, &source, &dest));
