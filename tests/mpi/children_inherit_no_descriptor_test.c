@@ -68,8 +68,10 @@ static void check_listing(int rank, const char* how, const char* path, const cha
     line[strcspn(line, "\n")] = '\0';
     ++lines;
     if (fd <= 2) continue;
+    /* By name only the segment's memfd: a path of the build tree may well contain "rmpl" (the
+     * test harness's own log, inherited from before MPI_Init, once did). */
     const int leaked =
-        fd == segment_fd || fd >= max_fd || !before[fd] || strstr(target, "rmpl") != NULL;
+        fd == segment_fd || fd >= max_fd || !before[fd] || strstr(target, "memfd:rmpl") != NULL;
     CHECK(!leaked,
           "rank %d: a child started by %s inherited descriptor %d (%s) from the job "
           "(RMPL_SHM_FD=%d)",
