@@ -90,11 +90,13 @@ errc engine::vanished_peer(int peer) const {
   // writes into the segment within milliseconds of reaping the process. Its word gives the error
   // its true cause (MPI_ERR_PROC_FAILED naming the dead rank and how it died, as every other
   // survivor reports it) rather than ESRCH's "No such process". Waited for without progressing
-  // (nothing of the job moves after a death anyway), and not forever: a launcher that is stopped
-  // (SIGSTOP, a debugger) or gone says nothing.
+  // (nothing of the job moves after a death anyway), and not forever. A launcher that is stopped
+  // (SIGSTOP, a debugger) or gone says nothing: this rank's own watcher then finds the process
+  // gone and marks it, with its wait status while it is an unreaped zombie.
   using clock = std::chrono::steady_clock;
   const auto give_up = clock::now() + std::chrono::seconds(10);
   for (;;) {
+    dom_.check_liveness();
     if (dom_.failed_rank() >= 0) return errc::dead_rank;
     const fabric::shm::rank_state s = dom_.info(peer).state.load(std::memory_order_acquire);
     if (s == fabric::shm::rank_state::finalized) return errc::system;
@@ -1257,7 +1259,10 @@ int engine::assisted_read(int source, request* r, const incoming& m, std::size_t
   });
   for (unsigned spins = 1; pair.assist_done.load(std::memory_order_acquire) < bytes; ++spins) {
     relax(false);  // the sender is finishing a chunk it claimed
-    if ((spins & 0xfff) == 0 && dom_.failed_rank() >= 0) throw_dead_rank();
+    if ((spins & 0xfff) == 0) {
+      dom_.check_liveness();  // a sender that died mid-chunk, its launcher stopped
+      if (dom_.failed_rank() >= 0) throw_dead_rank();
+    }
   }
   if (err == 0) err = pair.assist_error.load(std::memory_order_acquire);
   return err;

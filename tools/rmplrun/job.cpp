@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "affinity.hpp"
+#include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
 #include "output.hpp"
 #include "util.hpp"
@@ -81,6 +82,9 @@ class job {
 
  private:
   void start_leader();
+  /// In the leader, once rmplrun is gone: waits until no rank that joined rmpl (and has not
+  /// finalized) still runs, or until `until`.
+  void await_joined_ranks(clock::time_point until) const noexcept;
   void start_rank(int rank);
   [[noreturn]] void exec_rank(int rank, tagged_output::rank_pipes pipes);
   void read_signals();
@@ -179,6 +183,9 @@ int job::run() {
   ::setenv("RMPL_SIZE", std::to_string(opt_.nranks).c_str(), 1);
   ::setenv("RMPL_SHM_FD", std::to_string(segment_fd_).c_str(), 1);
   ::setenv("RMPL_LAUNCHER", "rmplrun", 1);
+  // The ranks watch this process (fabric/shm/liveness.hpp): if it dies, those waiting inside rmpl
+  // report the job's end instead of waiting for a launcher that will never answer.
+  ::setenv("RMPL_LAUNCHER_PID", std::to_string(parent_).c_str(), 1);
 
   try {
     start_leader();
@@ -258,19 +265,41 @@ void job::start_leader() {
     sigset_t all;
     ::sigfillset(&all);
     ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    // If rmplrun dies, even by SIGKILL, the leader ends the whole group: the ranks die of their own
-    // PDEATHSIG, but not what they started.
+    // If rmplrun dies, even by SIGKILL, the leader ends the whole group. Ranks that never joined
+    // rmpl die of their own PDEATHSIG at once; ranks that joined cleared it (their watcher notices
+    // the launcher's death and reports it), so they get the survivors' grace to report and end
+    // first, as after a rank's death.
     ::prctl(PR_SET_PDEATHSIG, SIGUSR1);
     sigset_t usr1;
     ::sigemptyset(&usr1);
     ::sigaddset(&usr1, SIGUSR1);
     for (;;) {
-      if (::getppid() != parent_) ::kill(0, SIGKILL);
+      if (::getppid() != parent_) {
+        await_joined_ranks(clock::now() + survivors_grace);
+        ::kill(0, SIGKILL);
+      }
       ::sigwaitinfo(&usr1, nullptr);
     }
   }
   ::setpgid(pid, pid);  // in both processes, so the group exists whichever runs first
   leader_ = pid;
+}
+
+void job::await_joined_ranks(clock::time_point until) const noexcept {
+  // The segment's rank states and pids are still mapped here (view_, inherited at the fork). A pid
+  // is only looked at, never signalled: the group's SIGKILL ends the job.
+  while (clock::now() < until) {
+    bool waiting = false;
+    for (int r = 0; r < opt_.nranks && !waiting; ++r) {
+      if (view_.state(r) != rmpl::fabric::shm::rank_state::alive) continue;
+      const pid_t pid = view_.pid(r);
+      if (pid <= 0) continue;
+      const rmpl::fabric::shm::process_info p = rmpl::fabric::shm::read_process(pid);
+      waiting = p.exists && !p.zombie;
+    }
+    if (!waiting) return;
+    ::usleep(10'000);
+  }
 }
 
 void job::start_rank(int rank) {
