@@ -105,6 +105,11 @@ errc engine::vanished_peer(int peer) const {
   }
 }
 
+void engine::check_liveness_now() noexcept {
+  polls_until_liveness_ = polls_per_liveness_check;
+  dom_.check_liveness();  // a death found is marked: the next progress pass halts
+}
+
 void engine::throw_dead_rank() const {
   const int dead = dom_.failed_rank();
   base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, dom_.describe_death(dead));
@@ -1014,9 +1019,7 @@ bool engine::iprobe(std::uint32_t context, int source, int tag, status* out) {
   progress();
   const unexpected* u = matcher_.queues(context).find_unexpected(source, tag);
   if (!u) {
-    if (halted_) [[unlikely]] {
-      throw_dead_rank();  // an iprobe loop would otherwise poll forever
-    }
+    throw_if_halted();  // an iprobe loop would otherwise poll forever
     return false;
   }
   *out = status{u->source, u->tag, u->size, errc::success, false};

@@ -10,8 +10,12 @@
 # 2. rmplrun itself is killed (SIGKILL) while the ranks wait for a peer that never sends: each rank
 #    blocked in rmpl must end with a message saying the launcher is gone, and no process of the job
 #    (checked by the pids each rank printed) may outlive it by more than a few seconds.
+# 3. As 1 through the MPI layer (MPI_ERRORS_RETURN), the survivors in loops that never sleep
+#    (MPI_Test, MPI_Iprobe, MPI_Testall) as well as in MPI_Recv: MPI_ERR_PROC_FAILED naming the
+#    victim and its signal.
 #
-# Usage: watch_test.sh path/to/rmplrun path/to/dead_peer
+# Usage: watch_test.sh path/to/rmplrun path/to/dead_peer [path/to/dead_peer_mpi]
+#   WATCH_SECTIONS="1 3"   runs only those parts (default: 1 2 3)
 #   WATCH_REPORT=file   appends "case op ranks worst-survivor-ms" per case of 1 and "case op ranks
 #                       all-reported-ms all-gone-ms" per case of 2 to file
 # Prints "ok - ..." or "not ok - ..." per case; exits non-zero if any failed.
@@ -20,6 +24,7 @@ set -euo pipefail
 
 RMPLRUN=$(realpath "$1")
 PEER=$(realpath "$2")
+MPI_PEER=${3:+$(realpath "$3")}
 tmp=$(mktemp -d)
 failures=0
 job_pid=
@@ -55,15 +60,20 @@ verdict() {
   fi
 }
 
-# start_job N OP: rmplrun -n N dead_peer hang OP in the background (pid in job_pid, marker in m);
-# waits until the N-1 survivors say they are blocking and the victim (rank N-1) gave its pid.
+# start_job N OP [FILES [MPI]]: rmplrun -n N dead_peer hang OP (dead_peer_mpi if MPI is given) in
+# the background (pid in job_pid, marker in m), its descriptor limit FILES unless empty; waits until
+# the N-1 survivors say they are blocking and the victim (rank N-1) gave its pid.
 start_job() {
-  local n=$1 i
+  local n=$1 files=${3:-} i
+  local program=("$PEER" hang "$2" "$tmp/stamp" $((n - 1)))
+  [[ -z ${4:-} ]] || program=("$MPI_PEER" hang "$2" "$tmp/stamp")
   m=$(marker)
   rm -f "$tmp/stamp"
   : >"$tmp/out"
-  "$RMPLRUN" -n "$n" --timeout 60 "$PEER" hang "$2" "$tmp/stamp" $((n - 1)) "$m" \
-    >"$tmp/out" 2>"$tmp/err" </dev/null &
+  (
+    [[ -z $files ]] || ulimit -n "$files"
+    exec "$RMPLRUN" -n "$n" --timeout 60 "${program[@]}" "$m"
+  ) >"$tmp/out" 2>"$tmp/err" </dev/null &
   job_pid=$!
   for ((i = 0; i < 300; i++)); do
     if [[ $(grep -c "blocking in" "$tmp/out") -ge $((n - 1)) ]] && grep -q "victim pid" "$tmp/out"; then
@@ -75,8 +85,9 @@ start_job() {
   return 1
 }
 
-# reports OP V: "reports named worst" over the survivors' lines of dead_peer ("rank R: OP failed
-# T ms after the death ...: <error>"), where named counts errors matching $PATTERN.
+# reports OP: "reports named worst" over the survivors' lines of dead_peer ("rank R: OP failed
+# T ms after the death ...: <error>"; dead_peer_mpi names the function as OP), where named counts
+# errors matching $PATTERN.
 reports() {
   PATTERN=$PATTERN awk -v op="$1" '
     $0 ~ "^rank [0-9]+: " op " failed " {
@@ -101,56 +112,90 @@ alive() {
 
 # ---- 1. rmplrun stopped, a rank killed ----
 
-i=0
-for n in 2 3 4 5 8; do
-  for op in recv allreduce; do
-    i=$((i + 1))
-    name="rmplrun stopped (SIGSTOP), rank $((n - 1)) killed (SIGKILL) while the others are in $op, -n $n"
-    if ! start_job "$n" "$op"; then
-      verdict "$name" "the ranks did not start" ""
-      kill -KILL "$job_pid" 2>/dev/null || true
-      wait "$job_pid" 2>/dev/null || true
-      job_pid=
-      continue
-    fi
-    v=$((n - 1))
-    victim=$(awk '/victim pid/ { print $5 }' "$tmp/out")
-    kill -STOP "$job_pid"
-    echo $(($(date +%s%N))) >"$tmp/stamp"
-    kill -KILL "$victim"
-    # Wait (rmplrun stopped) until every survivor reported, or give up after 10 s.
-    PATTERN=": rmpl: rank [0-9]+ cannot continue: rank $v was killed by signal 9 \\(Killed\\)"
-    t0=$(now_ms)
-    while (($(now_ms) - t0 < 10000)); do
-      read -r got _ _ < <(reports "$op")
-      ((got >= n - 1)) && break
-      sleep 0.05
-    done
-    read -r got named worst < <(reports "$op")
-    kill -CONT "$job_pid"
-    rc=0
-    wait "$job_pid" || rc=$?
+# stopped_case N OP FILES [MPI]: one case of 1 (of 3 with MPI: OP is dead_peer_mpi's).
+stopped_case() {
+  local n=$1 op=$2 files=$3 mpi=${4:-} v=$(($1 - 1)) what=$2 victim pidfds p t0 got named worst rc
+  local problems='' left name
+  name="rmplrun stopped (SIGSTOP), rank $v killed (SIGKILL) while the others are in $op, -n $n"
+  [[ -z $files ]] || name+=" (ulimit -n $files: /proc, no pidfds)"
+  # What the survivors' lines name, and what their errors must say.
+  PATTERN=": rmpl: rank [0-9]+ cannot continue: rank $v was killed by signal 9 \\(Killed\\)"
+  if [[ -n $mpi ]]; then
+    case $op in
+      recv) what=MPI_Recv ;; test) what=MPI_Test ;; testall) what=MPI_Testall ;;
+      iprobe) what=MPI_Iprobe ;; allreduce) what=MPI_Allreduce ;;
+    esac
+    name="MPI layer: $name ($what)"
+    PATTERN=": MPI_ERR_PROC_FAILED: .*cannot continue: rank $v was killed by signal 9 \\(Killed\\)"
+  fi
+  if ! start_job "$n" "$op" "$files" "$mpi"; then
+    verdict "$name" "the ranks did not start" ""
+    kill -KILL "$job_pid" 2>/dev/null || true
+    wait "$job_pid" 2>/dev/null || true
     job_pid=
-    problems=''
-    ((got == n - 1)) ||
-      problems+="$((n - 1)) survivors should report while rmplrun is stopped, $got did within 10 s"$'\n'
-    ((named == n - 1)) ||
-      problems+="each survivor's error should name rank $v and signal 9 ($named did)"$'\n'
-    ((worst < bound_ms)) || problems+="the slowest survivor took $worst ms (bound $bound_ms)"$'\n'
-    [[ $rc -eq 137 ]] || problems+="rmplrun exited with $rc, not 137 (once resumed)"$'\n'
-    grep -qE "^rmplrun: rank $v \(pid [0-9]+\) was killed by signal 9 \(Killed\)" "$tmp/err" ||
-      problems+="rmplrun's message (once resumed) does not name rank $v and SIGKILL"$'\n'
-    sleep 0.2
-    left=$(pgrep -af -- "$m" || true)
-    [[ -z $left ]] || problems+="left behind: $left"$'\n'
-    report_line "stopped-launcher $op $n $worst"
-    verdict "$name" "$problems" "$((n - 1)) survivors reported within $worst ms, rmplrun $rc once resumed"
+    return
+  fi
+  victim=$(awk '/victim pid/ { print $5 }' "$tmp/out")
+  # Which way the ranks watch: each rank that has slept in a wait holds a pidfd per peer and one
+  # for the launcher, or none at all under the descriptor limit.
+  pidfds=0
+  for p in $(pgrep -f -- "$m"); do
+    [[ $p == "$job_pid" ]] && continue
+    pidfds=$((pidfds + $(find "/proc/$p/fd" -lname '*pidfd*' 2>/dev/null | wc -l)))
   done
-done
+  kill -STOP "$job_pid"
+  echo $(($(date +%s%N))) >"$tmp/stamp"
+  kill -KILL "$victim"
+  # Wait (rmplrun stopped) until every survivor reported, or give up after 10 s.
+  t0=$(now_ms)
+  while (($(now_ms) - t0 < 10000)); do
+    read -r got _ _ < <(reports "$what")
+    ((got >= n - 1)) && break
+    sleep 0.05
+  done
+  read -r got named worst < <(reports "$what")
+  kill -CONT "$job_pid"
+  rc=0
+  wait "$job_pid" || rc=$?
+  job_pid=
+  if [[ -n $files ]]; then
+    ((pidfds == 0)) || problems+="under ulimit -n $files the ranks should hold no pidfd ($pidfds)"$'\n'
+  elif [[ -z $mpi ]]; then
+    ((pidfds >= (n - 1) * n)) ||
+      problems+="the $((n - 1)) survivors should hold $n pidfds each, they hold $pidfds in all"$'\n'
+  fi
+  ((got == n - 1)) ||
+    problems+="$((n - 1)) survivors should report while rmplrun is stopped, $got did within 10 s"$'\n'
+  ((named == n - 1)) ||
+    problems+="each survivor's error should name rank $v and signal 9 ($named did)"$'\n'
+  ((worst < bound_ms)) || problems+="the slowest survivor took $worst ms (bound $bound_ms)"$'\n'
+  [[ $rc -eq 137 ]] || problems+="rmplrun exited with $rc, not 137 (once resumed)"$'\n'
+  grep -qE "^rmplrun: rank $v \(pid [0-9]+\) was killed by signal 9 \(Killed\)" "$tmp/err" ||
+    problems+="rmplrun's message (once resumed) does not name rank $v and SIGKILL"$'\n'
+  sleep 0.2
+  left=$(pgrep -af -- "$m" || true)
+  [[ -z $left ]] || problems+="left behind: $left"$'\n'
+  report_line "stopped-launcher${mpi:+-mpi}${files:+-proc} $op $n $worst"
+  verdict "$name" "$problems" "$((n - 1)) survivors reported within $worst ms, rmplrun $rc once resumed"
+}
+
+sections=" ${WATCH_SECTIONS:-1 2 3} "
+
+if [[ $sections == *" 1 "* ]]; then
+  for n in 2 3 4 5 8; do
+    stopped_case "$n" recv ""
+    stopped_case "$n" allreduce ""
+  done
+  # With a limit of 32 descriptors, 8 ranks' pidfds would take more than a quarter of it, so the
+  # ranks watch through /proc/<pid>/stat instead (the way for kernels without pidfds).
+  stopped_case 8 recv 32
+  stopped_case 8 allreduce 32
+fi
 
 # ---- 2. rmplrun killed ----
 
 for n in 2 3 5 8; do
+  [[ $sections == *" 2 "* ]] || break
   name="rmplrun killed (SIGKILL) while $((n - 1)) ranks wait in recv, -n $n"
   if ! start_job "$n" recv; then
     verdict "$name" "the ranks did not start" ""
@@ -189,6 +234,16 @@ for n in 2 3 5 8; do
   verdict "$name" "$problems" \
     "$((n - 1)) ranks reported it within $reported_ms ms, every process gone within $ms ms"
 done
+
+# ---- 3. the MPI layer, rmplrun stopped: loops that never sleep, and a blocking receive ----
+
+if [[ -n $MPI_PEER && $sections == *" 3 "* ]]; then
+  stopped_case 2 test "" mpi
+  stopped_case 3 iprobe "" mpi
+  stopped_case 4 recv "" mpi
+  stopped_case 5 testall "" mpi
+  stopped_case 8 test "" mpi
+fi
 
 if ((failures > 0)); then
   echo "# $failures case(s) failed"

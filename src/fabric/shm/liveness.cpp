@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,7 +126,12 @@ void watcher::open(peer& p, pid_t pid) noexcept {
   // A pidfd refers to this very process, never to a later one that reuses the pid; it is
   // close-on-exec from the start. Where there is none (Linux < 5.3, a seccomp filter, the
   // descriptor limit), /proc/<pid>/stat is read at each check, its start time telling a reused pid.
-  p.fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  // A job so large that its pidfds would take more than a quarter of the descriptors the program
+  // may open reads /proc for every process: the program's own files come first.
+  rlimit files{};
+  const bool fits = ::getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+                    static_cast<rlim_t>(nranks_) + 1 <= files.rlim_cur / 4;
+  p.fd = fits ? static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)) : -1;
   if (p.fd < 0) p.fd = -1;
   p.start_time = read_process(pid).start_time;
 }
