@@ -82,8 +82,8 @@ class job {
 
  private:
   void start_leader();
-  /// In the leader, once rmplrun is gone: waits until no rank that joined rmpl (and has not
-  /// finalized) still runs, or until `until`.
+  /// In the leader, once rmplrun is gone: waits until no rank that joined rmpl still runs, or
+  /// until `until`.
   void await_joined_ranks(clock::time_point until) const noexcept;
   void start_rank(int rank);
   [[noreturn]] void exec_rank(int rank, tagged_output::rank_pipes pipes);
@@ -287,11 +287,14 @@ void job::start_leader() {
 
 void job::await_joined_ranks(clock::time_point until) const noexcept {
   // The segment's rank states and pids are still mapped here (view_, inherited at the fork). A pid
-  // is only looked at, never signalled: the group's SIGKILL ends the job.
+  // is only looked at, never signalled: the group's SIGKILL ends the job. As for survivors_grace,
+  // a finalized rank is waited for too: it may be printing the error its finalize reported.
+  using rmpl::fabric::shm::rank_state;
   while (clock::now() < until) {
     bool waiting = false;
     for (int r = 0; r < opt_.nranks && !waiting; ++r) {
-      if (view_.state(r) != rmpl::fabric::shm::rank_state::alive) continue;
+      const rank_state state = view_.state(r);
+      if (state != rank_state::alive && state != rank_state::finalized) continue;
       const pid_t pid = view_.pid(r);
       if (pid <= 0) continue;
       const rmpl::fabric::shm::process_info p = rmpl::fabric::shm::read_process(pid);
