@@ -7,9 +7,9 @@
 #    reap the victim nor mark it dead: each survivor must still report errc::dead_rank naming the
 #    victim and its signal, within a few seconds, while rmplrun is still stopped. Then rmplrun
 #    resumes (SIGCONT) and must end the job as usual (status 137, nothing left behind).
-# 2. rmplrun itself is killed (SIGKILL) while the ranks wait for a peer that never sends: each rank
-#    blocked in rmpl must end with a message saying the launcher is gone, and no process of the job
-#    (checked by the pids each rank printed) may outlive it by more than a few seconds.
+# 2. rmplrun itself is killed (SIGKILL) while the ranks (2, 3, 4, 5, 8) wait for a peer that never
+#    sends: each rank blocked in rmpl must end with a message saying the launcher is gone, and no
+#    process of the job (its pids taken before the kill) may outlive it by more than a few seconds.
 # 3. As 1 through the MPI layer (MPI_ERRORS_RETURN), the survivors in loops that never sleep
 #    (MPI_Test, MPI_Iprobe, MPI_Testall) as well as in MPI_Recv: MPI_ERR_PROC_FAILED naming the
 #    victim and its signal.
@@ -194,7 +194,7 @@ fi
 
 # ---- 2. rmplrun killed ----
 
-for n in 2 3 5 8; do
+for n in 2 3 4 5 8; do
   [[ $sections == *" 2 "* ]] || break
   name="rmplrun killed (SIGKILL) while $((n - 1)) ranks wait in recv, -n $n"
   if ! start_job "$n" recv; then
