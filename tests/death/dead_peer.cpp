@@ -7,7 +7,8 @@
 //   DEATH   how the victim (rank VICTIM, the last rank by default) ends: segv, abort, exit0
 //   (exit(0)
 //           without finalizing), exit3, sigkill (raise(SIGKILL)), hang (waits to be killed from
-//           outside; the script writes STAMP)
+//           outside; the script writes STAMP), exit0_on_stamp (waits for the script to write STAMP,
+//           then exits 0 without finalizing)
 //   OP      what the others are blocked in when it dies: recv, irecv (wait on an irecv), probe,
 //           ssend, sendrecv, barrier, broadcast, reduce, allreduce, alltoall, gather, scatter,
 //           allgather, scan, reduce_scatter, finalize (the session's end); or startup (the victim
@@ -62,6 +63,10 @@ std::optional<double> death_time(const char* stamp) {
 [[noreturn]] void die(const std::string& death, const char* stamp) {
   if (death == "hang") {
     for (;;) ::pause();  // killed from outside; the script writes the stamp
+  }
+  if (death == "exit0_on_stamp") {
+    while (!death_time(stamp)) ::usleep(5'000);  // the script chooses the moment
+    std::exit(0);  // the session is still alive: rmpl is not finalized
   }
   {
     timespec ts{};
@@ -193,7 +198,9 @@ int main(int argc, char** argv) {
   print_segment_inode(me);
   world.barrier();  // everyone joined: the death happens inside the job
   if (me == victim) {
-    if (death == "hang") std::printf("rank %d: victim pid %d\n", me, static_cast<int>(::getpid()));
+    if (death == "hang" || death == "exit0_on_stamp") {
+      std::printf("rank %d: victim pid %d\n", me, static_cast<int>(::getpid()));
+    }
     ::usleep(50'000);  // the others are blocked by now (or block later: timed from then)
     die(death, stamp);
   }

@@ -60,12 +60,13 @@ verdict() {
   fi
 }
 
-# start_job N OP [FILES [MPI]]: rmplrun -n N dead_peer hang OP (dead_peer_mpi if MPI is given) in
-# the background (pid in job_pid, marker in m), its descriptor limit FILES unless empty; waits until
-# the N-1 survivors say they are blocking and the victim (rank N-1) gave its pid.
+# start_job N OP [FILES [MPI [DEATH]]]: rmplrun -n N dead_peer DEATH (hang by default) OP
+# (dead_peer_mpi hang OP if MPI is given) in the background (pid in job_pid, marker in m), its
+# descriptor limit FILES unless empty; waits until the N-1 survivors say they are blocking and the
+# victim (rank N-1) gave its pid.
 start_job() {
   local n=$1 files=${3:-} i
-  local program=("$PEER" hang "$2" "$tmp/stamp" $((n - 1)))
+  local program=("$PEER" "${5:-hang}" "$2" "$tmp/stamp" $((n - 1)))
   [[ -z ${4:-} ]] || program=("$MPI_PEER" hang "$2" "$tmp/stamp")
   m=$(marker)
   rm -f "$tmp/stamp"
@@ -112,23 +113,32 @@ alive() {
 
 # ---- 1. rmplrun stopped, a rank killed ----
 
-# stopped_case N OP FILES [MPI]: one case of 1 (of 3 with MPI: OP is dead_peer_mpi's).
+# stopped_case N OP FILES [MPI [DEATH]]: one case of 1 (of 3 with MPI: OP is dead_peer_mpi's). The
+# victim is SIGKILLed, or with DEATH exit0_on_stamp exits 0 without finalizing: a failure all the
+# same, which rmplrun must report (status 1) once it resumes although the ranks marked it first.
 stopped_case() {
-  local n=$1 op=$2 files=$3 mpi=${4:-} v=$(($1 - 1)) what=$2 victim pidfds p t0 got named worst rc
-  local problems='' left name
-  name="rmplrun stopped (SIGSTOP), rank $v killed (SIGKILL) while the others are in $op, -n $n"
+  local n=$1 op=$2 files=$3 mpi=${4:-} death=${5:-sigkill} v=$(($1 - 1)) what=$2 victim pidfds p
+  local t0 got named worst rc problems='' left name
+  local cause='was killed by signal 9 \(Killed\)' status=137 how='killed (SIGKILL)'
+  local launcher_cause=$cause
+  if [[ $death == exit0_on_stamp ]]; then
+    cause='exited with status 0' status=1 how='exits 0 without finalizing'
+    launcher_cause='exited with status 0 without finalizing rmpl'
+  fi
+  name="rmplrun stopped (SIGSTOP), rank $v $how while the others are in $op, -n $n"
   [[ -z $files ]] || name+=" (ulimit -n $files: /proc, no pidfds)"
   # What the survivors' lines name, and what their errors must say.
-  PATTERN=": rmpl: rank [0-9]+ cannot continue: rank $v was killed by signal 9 \\(Killed\\)"
+  PATTERN=": rmpl: rank [0-9]+ cannot continue: rank $v $cause"
   if [[ -n $mpi ]]; then
     case $op in
       recv) what=MPI_Recv ;; test) what=MPI_Test ;; testall) what=MPI_Testall ;;
       iprobe) what=MPI_Iprobe ;; allreduce) what=MPI_Allreduce ;;
     esac
     name="MPI layer: $name ($what)"
-    PATTERN=": MPI_ERR_PROC_FAILED: .*cannot continue: rank $v was killed by signal 9 \\(Killed\\)"
+    PATTERN=": MPI_ERR_PROC_FAILED: .*cannot continue: rank $v $cause"
   fi
-  if ! start_job "$n" "$op" "$files" "$mpi"; then
+  # The victim waits to be killed (hang), or for the stamp (exit0_on_stamp).
+  if ! start_job "$n" "$op" "$files" "$mpi" "${death/sigkill/hang}"; then
     verdict "$name" "the ranks did not start" ""
     kill -KILL "$job_pid" 2>/dev/null || true
     wait "$job_pid" 2>/dev/null || true
@@ -144,8 +154,9 @@ stopped_case() {
     pidfds=$((pidfds + $(find "/proc/$p/fd" -lname '*pidfd*' 2>/dev/null | wc -l)))
   done
   kill -STOP "$job_pid"
-  echo $(($(date +%s%N))) >"$tmp/stamp"
-  kill -KILL "$victim"
+  echo $(($(date +%s%N))) >"$tmp/stamp.tmp"
+  mv "$tmp/stamp.tmp" "$tmp/stamp" # whole: exit0_on_stamp's victim exits when it appears
+  [[ $death == exit0_on_stamp ]] || kill -KILL "$victim"
   # Wait (rmplrun stopped) until every survivor reported, or give up after 10 s.
   t0=$(now_ms)
   while (($(now_ms) - t0 < 10000)); do
@@ -167,15 +178,15 @@ stopped_case() {
   ((got == n - 1)) ||
     problems+="$((n - 1)) survivors should report while rmplrun is stopped, $got did within 10 s"$'\n'
   ((named == n - 1)) ||
-    problems+="each survivor's error should name rank $v and signal 9 ($named did)"$'\n'
+    problems+="each survivor's error should name rank $v and how it ended ($named did)"$'\n'
   ((worst < bound_ms)) || problems+="the slowest survivor took $worst ms (bound $bound_ms)"$'\n'
-  [[ $rc -eq 137 ]] || problems+="rmplrun exited with $rc, not 137 (once resumed)"$'\n'
-  grep -qE "^rmplrun: rank $v \(pid [0-9]+\) was killed by signal 9 \(Killed\)" "$tmp/err" ||
-    problems+="rmplrun's message (once resumed) does not name rank $v and SIGKILL"$'\n'
+  [[ $rc -eq $status ]] || problems+="rmplrun exited with $rc, not $status (once resumed)"$'\n'
+  grep -qE "^rmplrun: rank $v \(pid [0-9]+\) $launcher_cause" "$tmp/err" ||
+    problems+="rmplrun's message (once resumed) does not name rank $v and how it ended"$'\n'
   sleep 0.2
   left=$(pgrep -af -- "$m" || true)
   [[ -z $left ]] || problems+="left behind: $left"$'\n'
-  report_line "stopped-launcher${mpi:+-mpi}${files:+-proc} $op $n $worst"
+  report_line "stopped-launcher${mpi:+-mpi}${files:+-proc}-$death $op $n $worst"
   verdict "$name" "$problems" "$((n - 1)) survivors reported within $worst ms, rmplrun $rc once resumed"
 }
 
@@ -190,6 +201,9 @@ if [[ $sections == *" 1 "* ]]; then
   # ranks watch through /proc/<pid>/stat instead (the way for kernels without pidfds).
   stopped_case 8 recv 32
   stopped_case 8 allreduce 32
+  # An exit 0 without finalizing: the ranks mark it; rmplrun, resumed, must still fail the job.
+  stopped_case 3 recv "" "" exit0_on_stamp
+  stopped_case 5 allreduce "" "" exit0_on_stamp
 fi
 
 # ---- 2. rmplrun killed ----

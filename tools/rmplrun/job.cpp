@@ -411,7 +411,10 @@ std::optional<job::failure> job::failure_of(int rank, pid_t pid, int wait_status
     if (state != rank_state::finalized) view_.mark_dead(rank, wait_status);
     return failure{describe(rank, pid, wait_status), exit_status_of(wait_status)};
   }
-  if (state == rank_state::alive) {  // exit(0) inside rmpl: its peers would wait for it forever
+  // exit(0) inside rmpl: its peers would wait for it forever. Dead: a peer's watcher saw it go
+  // first (this launcher was stopped) and marked it; only this launcher marks a rank it has reaped,
+  // and it has not marked this one yet.
+  if (state == rank_state::alive || state == rank_state::dead) {
     view_.mark_dead(rank, wait_status);
     return failure{fmt::format("{} without finalizing rmpl", describe(rank, pid, wait_status)), 1};
   }
