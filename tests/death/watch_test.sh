@@ -127,6 +127,8 @@ stopped_case() {
   fi
   name="rmplrun stopped (SIGSTOP), rank $v $how while the others are in $op, -n $n"
   [[ -z $files ]] || name+=" (ulimit -n $files: /proc, no pidfds)"
+  [[ -z ${DEAD_PEER_SURVIVOR_STATUS:-} ]] ||
+    name+=" (the survivors then exit $DEAD_PEER_SURVIVOR_STATUS)"
   # What the survivors' lines name, and what their errors must say.
   PATTERN=": rmpl: rank [0-9]+ cannot continue: rank $v $cause"
   if [[ -n $mpi ]]; then
@@ -204,6 +206,11 @@ if [[ $sections == *" 1 "* ]]; then
   # An exit 0 without finalizing: the ranks mark it; rmplrun, resumed, must still fail the job.
   stopped_case 3 recv "" "" exit0_on_stamp
   stopped_case 5 allreduce "" "" exit0_on_stamp
+  # Survivors that end with an error status of their own once they have reported the death (as
+  # most programs do): rmplrun, resumed, finds them gone with the dead rank and must still name
+  # the dead rank, not the first survivor it reaps.
+  DEAD_PEER_SURVIVOR_STATUS=5 stopped_case 4 recv ""
+  DEAD_PEER_SURVIVOR_STATUS=5 stopped_case 3 recv "" "" exit0_on_stamp
 fi
 
 # ---- 2. rmplrun killed ----

@@ -98,6 +98,9 @@ class job {
   std::optional<failure> failure_of(int rank, pid_t pid, int wait_status);
   /// Ends the job with `status`, after survivors_grace if some rank that joined is still running.
   void fail(int status);
+  /// Some rank other than `rank`, not reaped yet, is marked dead in the segment: by the ranks'
+  /// watch (fabric/shm/liveness.hpp), since rmplrun marks only the ranks it has reaped.
+  bool peer_marked_dead(int rank) const noexcept;
   /// Some rank joined the job (alive or finalized).
   bool anyone_joined() const noexcept;
   /// Some rank that joined rmpl (alive or finalized) is still running: it can notice a death, or
@@ -381,6 +384,10 @@ void job::reap() {
     // Once the job is ending, deaths are the ones rmplrun caused, and once a rank has failed, the
     // others' are its consequences (they report it themselves): neither is a failure to report.
     if (ending_ || failed_) continue;
+    // Likewise when the ranks' own watch saw a death first (rmplrun was stopped meanwhile): the
+    // survivors may have ended, with errors of their own, before rmplrun reaps the dead rank,
+    // which is reported when its turn comes.
+    if (peer_marked_dead(rank)) continue;
     if (auto f = failure_of(rank, pid, wait_status)) {
       say("{}", f->message);
       fail(f->status);
@@ -429,6 +436,16 @@ void job::fail(int status) {
   } else {
     begin_end(SIGTERM, status);
   }
+}
+
+bool job::peer_marked_dead(int rank) const noexcept {
+  for (int r = 0; r < opt_.nranks; ++r) {
+    if (r != rank && pids_[static_cast<std::size_t>(r)] != 0 &&
+        view_.state(r) == rmpl::fabric::shm::rank_state::dead) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool job::anyone_joined() const noexcept {
