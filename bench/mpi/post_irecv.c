@@ -7,7 +7,7 @@
  *            tags     left neighbour, tag i (a tag per receive)
  *            mixed    cycling through named, MPI_ANY_SOURCE, MPI_ANY_TAG, both wildcards
  *   END:     cancel   MPI_Cancel each, then MPI_Waitall
- *            match    the left neighbour sends N messages in posting order (tag i), then MPI_Waitall
+ *            match    the left neighbour sends N messages in posting order, then MPI_Waitall
  * Prints: post_irecv,<ranks>,<N>,<pattern>,<end>,post_s,<s>,end_s,<s>
  * Build with any mpicc (bench/run-post-irecv does it for rmpl, Open MPI and MPICH). */
 #include <mpi.h>
@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int left = (rank + size - 1) % size, right = (rank + 1) % size;
   const int match = strcmp(end, "match") == 0;
-  const int which = strcmp(pattern, "anysrc") == 0 ? 1
-                    : strcmp(pattern, "tags") == 0 ? 2
+  const int which = strcmp(pattern, "anysrc") == 0  ? 1
+                    : strcmp(pattern, "tags") == 0  ? 2
                     : strcmp(pattern, "mixed") == 0 ? 3
                                                     : 0;
   double* in = calloc((size_t)n, sizeof *in);
@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
   }
   MPI_Waitall((int)n, r, MPI_STATUSES_IGNORE);
   const double t2 = MPI_Wtime();
+  /* Every rank's receives are done before any sends the figures below: a pending wildcard receive
+   * would take them. */
+  MPI_Barrier(MPI_COMM_WORLD);
   if (match) {
     /* Non-overtaking: the i-th message from the left neighbour lands in the i-th receive. */
     for (long i = 0; i < n; ++i)
