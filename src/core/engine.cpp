@@ -1156,7 +1156,6 @@ std::uint32_t engine::handle_cell(in_channel& ch, int source, cell& c) {
   }
   unexpected* u = matcher_.allocate();
   if (u == nullptr) return 0;  // bounded: leave it in the ring, the sender will wait
-  u->arrival = ++arrivals_;
   u->source = source;
   u->tag = m.tag;
   u->how = how;

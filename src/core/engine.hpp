@@ -422,7 +422,6 @@ class engine {
   std::vector<in_channel> in_;
   request_table requests_;
   matcher matcher_;
-  std::uint64_t arrivals_ = 0;
   std::uint64_t posts_ = 0;
   /// A long inline message on its way into a scattered receive (gathered from the ring first).
   std::vector<unsigned char> stage_;

@@ -9,6 +9,7 @@
 // query_fn and then free_fn in the Wait/Test that completes the request, query_fn in
 // MPI_Request_get_status, cancel_fn in MPI_Cancel, free_fn in MPI_Request_free or, when the request
 // is freed before it completes, in MPI_Grequest_complete.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -23,18 +24,19 @@ namespace {
 
 /// The requests' pool: pool<> (pool.hpp) with a reset in place, not by assignment of a fresh
 /// object (two std::function members make that cost more than the rest of an MPI_Isend), since a
-/// request is made and recycled at every nonblocking operation.
+/// request is made and recycled at every nonblocking operation. It grows by blocks of requests
+/// (doubling up to max_block), so that a program posting many operations at once makes a heap
+/// allocation per block, not per request; and the free list's room grows geometrically with them.
+/// (Reserving the free list to its exact new size at every new request once made each post
+/// allocate and free a block as large as all the requests so far: quadratic in the requests
+/// outstanding, the time going to brk and page faults; tests/mpi/posting_allocations_test.)
 class request_pool {
  public:
   rmpl_mpi_request* make() {
-    if (free_.empty()) {
-      all_.push_back(std::make_unique<rmpl_mpi_request>());
-      free_.reserve(all_.size());  // room for every request: recycle() cannot throw
-      return all_.back().get();
-    }
+    if (free_.empty()) grow();
     rmpl_mpi_request* r = free_.back();
     free_.pop_back();
-    r->tag = magic::request;  // recycle() left it as a fresh object, marked dead
+    r->tag = magic::request;  // a new block's requests and recycle()'s are fresh, marked dead
     return r;
   }
   /// Resets `r` (releasing what it holds), marks it dead and keeps it for reuse.
@@ -42,12 +44,28 @@ class request_pool {
     std::destroy_at(r);
     std::construct_at(r);
     r->tag = magic::dead;
-    free_.push_back(r);
+    free_.push_back(r);  // cannot throw: grow() made room for every request
   }
 
  private:
-  std::vector<std::unique_ptr<rmpl_mpi_request>> all_;
+  static constexpr std::size_t first_block = 16, max_block = 4096;
+
+  void grow() {
+    const std::size_t n = std::clamp(made_, first_block, max_block);
+    auto block = std::make_unique<rmpl_mpi_request[]>(n);
+    made_ += n;
+    if (free_.capacity() < made_) free_.reserve(std::max(made_, 2 * free_.capacity()));
+    // Handed out lowest address first.
+    for (std::size_t i = n; i-- > 0;) {
+      block[i].tag = magic::dead;
+      free_.push_back(&block[i]);
+    }
+    blocks_.push_back(std::move(block));
+  }
+
+  std::vector<std::unique_ptr<rmpl_mpi_request[]>> blocks_;
   std::vector<rmpl_mpi_request*> free_;
+  std::size_t made_ = 0;  ///< requests in blocks_
 };
 
 request_pool& requests() {
@@ -421,9 +439,14 @@ int PMPI_Waitall(int n, MPI_Request rs[], MPI_Status statuses[]) {
   return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitall", [&]() -> int {
     check_array(n, rs);
     for (int i = 0; i < n; ++i) live(rs[i]);
+    // A request stays complete until take_completed() below, so each look resumes at the first
+    // one not yet seen complete: looking again from the start made waiting for n receives that
+    // complete in order cost O(n) per progress pass, O(n^2) in all (100,000 receives filled by
+    // another rank's sends: seconds; bench/mpi/post_irecv.c, end "match").
+    int first = 0;
     wait_for([&] {
-      for (int i = 0; i < n; ++i) {
-        if (rs[i] != MPI_REQUEST_NULL && !complete(*rs[i])) return false;
+      for (; first < n; ++first) {
+        if (rs[first] != MPI_REQUEST_NULL && !complete(*rs[first])) return false;
       }
       return true;
     });
