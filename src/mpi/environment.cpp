@@ -119,9 +119,14 @@ int PMPI_Is_thread_main(int* flag) {
 int PMPI_Finalize(void) {
   return call(nullptr, "MPI_Finalize", [&] {
     require_initialized();
-    finalize_requests();
-    // Attributes on MPI_COMM_SELF are deleted first, their delete callbacks run (MPI-3.1 8.7.1).
+    // MPI_COMM_SELF's attributes are deleted first, most recently set first, before anything else
+    // of the library goes (MPI-3.1 8.7.1): their delete callbacks may still call any MPI function
+    // (MPI_Finalized still says false). Then MPI_COMM_WORLD's, as if it were freed, so that their
+    // callbacks too run while MPI works. A failing callback fails MPI_Finalize, which the program
+    // may call again.
     delete_attributes(MPI_COMM_SELF);
+    delete_attributes(MPI_COMM_WORLD);
+    finalize_requests();
     rmpl_mpi_comm_world.impl.reset();
     rmpl_mpi_comm_self.impl.reset();
     now = phase::after;

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/communicator.hpp"
@@ -56,8 +57,9 @@ struct dist_graph {
   bool weighted = false;
 };
 
-/// A cached attribute value (attributes.cpp).
-using attribute_map = std::map<int, void*>;
+/// The attribute values cached on an object (attributes.cpp): keyval and value, in the order they
+/// were set, which is the reverse of the order they are deleted in when the object goes.
+using attribute_map = std::vector<std::pair<int, void*>>;
 
 }  // namespace rmpl::mpi
 
