@@ -204,6 +204,7 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
     // members' agreement on its context goes on in the background, and *newcomm is written when
     // the request completes (MPI-3.1 5.12: it may not be used before).
     MPI_Comm copy = inherit(c, comms().make());
+    copy->tag = magic::inactive;  // no kernel communicator yet
     std::shared_ptr<rmpl::detail::pending_dup> pending;
     rmpl::detail::request_id id = rmpl::detail::null_request;
     try {
@@ -215,6 +216,7 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
     *request = make_request(c, request_kind::collective, id,
                             [copy, newcomm, pending = std::move(pending)](MPI_Status&) {
                               copy->impl = rmpl::detail::finish_dup(*pending);
+                              copy->tag = magic::comm;
                               *newcomm = copy;
                             });
     return MPI_SUCCESS;

@@ -26,11 +26,21 @@ namespace {
 /// request is made and recycled at every nonblocking operation.
 class request_pool {
  public:
+  request_pool() = default;
+  request_pool(const request_pool&) = delete;
+  request_pool& operator=(const request_pool&) = delete;
+  ~request_pool() {
+    for (rmpl_mpi_request* r : all_) std::destroy_at(r);
+  }
+
   rmpl_mpi_request* make() {
     if (free_.empty()) {
-      all_.push_back(std::make_unique<rmpl_mpi_request>());
-      free_.reserve(all_.size());  // room for every request: recycle() cannot throw
-      return all_.back().get();
+      all_.reserve(all_.size() + 1);
+      free_.reserve(all_.size() + 1);  // room for every request: recycle() cannot throw
+      auto* r = new (arena_allocate(sizeof(rmpl_mpi_request), alignof(rmpl_mpi_request)))
+          rmpl_mpi_request{};
+      all_.push_back(r);
+      return r;
     }
     rmpl_mpi_request* r = free_.back();
     free_.pop_back();
@@ -46,7 +56,7 @@ class request_pool {
   }
 
  private:
-  std::vector<std::unique_ptr<rmpl_mpi_request>> all_;
+  std::vector<rmpl_mpi_request*> all_;  ///< in the arena (handles.hpp)
   std::vector<rmpl_mpi_request*> free_;
 };
 
@@ -107,6 +117,9 @@ void empty_status_of_many(MPI_Status* out) noexcept {
 /// A live request handle (null allowed when `null_ok`).
 rmpl_mpi_request* live(MPI_Request r, const char* what = "request") {
   if (r == MPI_REQUEST_NULL) return nullptr;
+  if (!owned(r)) {
+    fail(MPI_ERR_REQUEST, "{} {} is no object of the library", what, static_cast<const void*>(r));
+  }
   if (r->tag == magic::dead) fail(MPI_ERR_REQUEST, "the {} was already freed or completed", what);
   if (r->tag != magic::request) {
     fail(MPI_ERR_REQUEST, "{} is not a request", static_cast<const void*>(r));
@@ -281,7 +294,7 @@ void check_array(int n, const MPI_Request* rs) {
 }
 
 MPI_Comm comm_of(MPI_Request r) noexcept {
-  return r != MPI_REQUEST_NULL && r->tag == magic::request ? r->comm : nullptr;
+  return live_object(r, magic::request) ? r->comm : nullptr;
 }
 
 }  // namespace
