@@ -135,7 +135,7 @@ segment segment_of(std::uintptr_t address) {
 /// The inline range of predefined objects: those in MPI_COMM_WORLD's segment, from the first
 /// byte of the lowest to the last of the highest. Between them lies only memory of that
 /// segment, which may be read (a handle there that is no object fails the magic test).
-[[gnu::constructor]] void find_predefined() {
+void find_predefined() {
   const segment home = segment_of(reinterpret_cast<std::uintptr_t>(&rmpl_mpi_comm_world));
   if (home.begin == home.end) return;  // not found: every predefined handle takes the exact test
   std::uintptr_t low = UINTPTR_MAX, high = 0;
@@ -148,26 +148,36 @@ segment segment_of(std::uintptr_t address) {
   object_ranges.predefined_bytes = high - low;
 }
 
-// The arena: address space reserved once (inaccessible, not counted as memory), made readable
-// and writable a chunk at a time as objects are allocated. Reserved at its first use.
-constexpr std::size_t chunk = std::size_t{1} << 20;
+// The arena: address space reserved once, readable and writable but not counted as memory
+// (MAP_NORESERVE): a page holds memory only once an object is written there, and reading any of
+// it is safe (an untouched page reads as zeros), so the inline test needs no committed size that
+// changes as the arena fills, and no thread ever sees it change.
 std::mutex arena_lock;
 std::byte* arena_base = nullptr;
-std::size_t reserved = 0, committed = 0, used = 0;
+std::size_t reserved = 0, used = 0;
 
-void reserve() {
-  // Large enough for tens of millions of requests; smaller where the address space is limited
-  // (ulimit -v, a tool such as valgrind).
-  for (std::size_t bytes = std::size_t{16} << 30; bytes >= 16 * chunk; bytes /= 2) {
-    void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+void reserve_arena() {
+  // Room for tens of millions of requests; less where the address space or the commit limit is
+  // smaller (ulimit -v, vm.overcommit_memory=2, valgrind).
+  for (std::size_t bytes = std::size_t{16} << 30; bytes >= std::size_t{16} << 20; bytes /= 2) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) {
       arena_base = static_cast<std::byte*>(p);
       reserved = bytes;
       object_ranges.arena = reinterpret_cast<std::uintptr_t>(p);
+      object_ranges.arena_bytes = bytes;
       return;
     }
   }
-  throw std::bad_alloc();
+  // None: arena_allocate fails (MPI_ERR_NO_MEM), predefined handles still work.
+}
+
+/// Both ranges, when the library is loaded: before main and before any other thread can test a
+/// handle, so that object_ranges never changes while it is read.
+[[gnu::constructor]] void find_ranges() {
+  find_predefined();
+  reserve_arena();
 }
 
 }  // namespace
@@ -179,17 +189,8 @@ bool predefined_elsewhere(const void* p) noexcept {
 
 void* arena_allocate(std::size_t bytes, std::size_t alignment) {
   std::lock_guard hold(arena_lock);
-  if (arena_base == nullptr) reserve();
   const std::size_t start = (used + alignment - 1) / alignment * alignment;
-  if (start + bytes > reserved) throw std::bad_alloc();
-  if (start + bytes > committed) {
-    const std::size_t grown = std::min(reserved, (start + bytes + chunk - 1) / chunk * chunk);
-    if (mprotect(arena_base + committed, grown - committed, PROT_READ | PROT_WRITE) != 0) {
-      throw std::bad_alloc();
-    }
-    committed = grown;
-    object_ranges.arena_bytes = committed;  // published after the memory became readable
-  }
+  if (arena_base == nullptr || start + bytes > reserved) throw std::bad_alloc();
   used = start + bytes;
   return arena_base + start;
 }

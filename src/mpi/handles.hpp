@@ -4,7 +4,7 @@
 //
 // Every object the layer makes comes from one arena, a range of address space the layer reserves
 // and owns (pool.hpp); the predefined objects are statics at link-time addresses. A handle is
-// the layer's when its address lies in the arena's committed part or next to the predefined
+// the layer's when its address lies in the arena or next to the predefined
 // objects (in the same loaded segment, so mapped): only then is its magic word read. The test is
 // two subtractions and compares, inline on every call's path; what they miss (a predefined object
 // that a program's copy relocation moved away from the others, a null handle) goes to an exact
@@ -18,13 +18,13 @@
 
 namespace rmpl::mpi {
 
-/// The address ranges the inline test accepts (handles.cpp). Written before main (the predefined
-/// objects' ranges) and as the arena grows (under its lock; a range only ever grows).
+/// The address ranges the inline test accepts (handles.cpp). Written once, when the library is
+/// loaded, and never again.
 struct handle_ranges {
   std::uintptr_t predefined = 0;  ///< first byte of the predefined objects by MPI_COMM_WORLD
   std::uintptr_t predefined_bytes = 0;
   std::uintptr_t arena = 0;        ///< first byte of the arena of made objects
-  std::uintptr_t arena_bytes = 0;  ///< its committed (readable) part
+  std::uintptr_t arena_bytes = 0;  ///< all of it (readable)
 };
 [[gnu::visibility("hidden")]] extern handle_ranges object_ranges;
 
