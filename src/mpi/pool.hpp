@@ -13,6 +13,13 @@
 
 namespace rmpl::mpi {
 
+/// Room for one more element in `v`, the capacity doubling (reserve(size + 1) would copy the
+/// vector at every new object).
+template <class V>
+void make_room(V& v) {
+  if (v.size() == v.capacity()) v.reserve(v.capacity() < 16 ? 16 : 2 * v.capacity());
+}
+
 template <class T>
 class pool {
  public:
@@ -27,7 +34,7 @@ class pool {
   /// A fresh, live object.
   T* make() {
     if (free_.empty()) {
-      all_.reserve(all_.size() + 1);  // before the object exists: nothing to undo if it throws
+      make_room(all_);  // before the object exists: nothing to undo if it throws
       T* t = new (arena_allocate(sizeof(T), alignof(T))) T{};
       all_.push_back(t);
       return t;

@@ -16,6 +16,7 @@
 #include "fabric/shm/domain.hpp"
 #include "mpi/call.hpp"
 #include "mpi/environment.hpp"
+#include "mpi/pool.hpp"
 #include "mpi/requests.hpp"
 
 namespace rmpl::mpi {
@@ -35,8 +36,9 @@ class request_pool {
 
   rmpl_mpi_request* make() {
     if (free_.empty()) {
-      all_.reserve(all_.size() + 1);
-      free_.reserve(all_.size() + 1);  // room for every request: recycle() cannot throw
+      make_room(all_);
+      // Room in free_ for every request, so that recycle() cannot throw.
+      if (free_.capacity() < all_.capacity()) free_.reserve(all_.capacity());
       auto* r = new (arena_allocate(sizeof(rmpl_mpi_request), alignof(rmpl_mpi_request)))
           rmpl_mpi_request{};
       all_.push_back(r);
