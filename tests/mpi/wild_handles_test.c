@@ -138,6 +138,12 @@ int main(int argc, char** argv) {
     r = (MPI_Request)wild[i];
     EXPECT(MPI_Waitany(1, &r, &index, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, i);
     r = (MPI_Request)wild[i];
+    EXPECT(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, i);
+    r = (MPI_Request)wild[i];
+    EXPECT(MPI_Testall(1, &r, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, i);
+    r = (MPI_Request)wild[i];
+    EXPECT(MPI_Waitsome(1, &r, &n, &index, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, i);
+    r = (MPI_Request)wild[i];
     EXPECT(MPI_Start(&r), MPI_ERR_REQUEST, i);
     r = (MPI_Request)wild[i];
     EXPECT(MPI_Cancel(&r), MPI_ERR_REQUEST, i);
