@@ -200,6 +200,7 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
     // request.
     MPI_Comm copy = inherit(c, comms().make());
     copy->inter = old.inter;
+    copy->tag = magic::inactive;  // no kernel communicator yet
     std::shared_ptr<rmpl::detail::pending_dup> pending;
     rmpl::detail::request_id id = rmpl::detail::null_request;
     try {
@@ -217,6 +218,7 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
                               } else {
                                 copy->impl = rmpl::detail::finish_dup(*pending);
                               }
+                              copy->tag = magic::comm;
                               *newcomm = copy;
                             });
     return MPI_SUCCESS;

@@ -11,12 +11,14 @@
 // is freed before it completes, in MPI_Grequest_complete.
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "api/runtime.hpp"
 #include "fabric/shm/domain.hpp"
 #include "mpi/call.hpp"
 #include "mpi/environment.hpp"
+#include "mpi/pool.hpp"
 #include "mpi/requests.hpp"
 
 namespace rmpl::mpi {
@@ -32,6 +34,13 @@ namespace {
 /// outstanding, the time going to brk and page faults; tests/mpi/posting_allocations_test.)
 class request_pool {
  public:
+  request_pool() = default;
+  request_pool(const request_pool&) = delete;
+  request_pool& operator=(const request_pool&) = delete;
+  ~request_pool() {
+    for (auto [block, n] : blocks_) std::destroy_n(block, n);
+  }
+
   rmpl_mpi_request* make() {
     if (free_.empty()) grow();
     rmpl_mpi_request* r = free_.back();
@@ -52,18 +61,23 @@ class request_pool {
 
   void grow() {
     const std::size_t n = std::clamp(made_, first_block, max_block);
-    auto block = std::make_unique<rmpl_mpi_request[]>(n);
+    // Room first, so that nothing is left to undo if it throws; the block is never returned
+    // (arena memory, handles.hpp).
+    if (blocks_.size() == blocks_.capacity()) blocks_.reserve(2 * blocks_.size() + 1);
+    if (free_.capacity() < made_ + n) free_.reserve(std::max(made_ + n, 2 * free_.capacity()));
+    auto* block = static_cast<rmpl_mpi_request*>(
+        arena_allocate(n * sizeof(rmpl_mpi_request), alignof(rmpl_mpi_request)));
+    std::uninitialized_value_construct_n(block, n);
+    blocks_.push_back({block, n});
     made_ += n;
-    if (free_.capacity() < made_) free_.reserve(std::max(made_, 2 * free_.capacity()));
     // Handed out lowest address first.
     for (std::size_t i = n; i-- > 0;) {
       block[i].tag = magic::dead;
       free_.push_back(&block[i]);
     }
-    blocks_.push_back(std::move(block));
   }
 
-  std::vector<std::unique_ptr<rmpl_mpi_request[]>> blocks_;
+  std::vector<std::pair<rmpl_mpi_request*, std::size_t>> blocks_;  ///< in the arena
   std::vector<rmpl_mpi_request*> free_;
   std::size_t made_ = 0;  ///< requests in blocks_
 };
@@ -125,6 +139,9 @@ void empty_status_of_many(MPI_Status* out) noexcept {
 /// A live request handle (null allowed when `null_ok`).
 rmpl_mpi_request* live(MPI_Request r, const char* what = "request") {
   if (r == MPI_REQUEST_NULL) return nullptr;
+  if (!owned(r)) {
+    fail(MPI_ERR_REQUEST, "{} {} is no object of the library", what, static_cast<const void*>(r));
+  }
   if (r->tag == magic::dead) fail(MPI_ERR_REQUEST, "the {} was already freed or completed", what);
   if (r->tag != magic::request) {
     fail(MPI_ERR_REQUEST, "{} is not a request", static_cast<const void*>(r));
@@ -299,7 +316,7 @@ void check_array(int n, const MPI_Request* rs) {
 }
 
 MPI_Comm comm_of(MPI_Request r) noexcept {
-  return r != MPI_REQUEST_NULL && r->tag == magic::request ? r->comm : nullptr;
+  return live_object(r, magic::request) ? r->comm : nullptr;
 }
 
 }  // namespace
