@@ -105,9 +105,10 @@ void operation::throw_mismatch() const {
   const auto& m = mismatch_;
   base::fail(
       m.arrived > m.expected ? errc::truncated : errc::invalid_argument,
-      "{} on rank {}: the ranks' counts disagree: rank {} expected {} bytes from rank {} but "
-      "{} arrived (a rank that sees a disagreement passes on a block one byte short)",
-      describe(), me, me, m.expected, m.peer, m.arrived);
+      "{} on rank {}: the ranks' counts disagree: it expected {} bytes from rank {} but {} "
+      "arrived{}",
+      describe(), me, m.expected, m.peer, m.arrived,
+      m.by_message ? " (a rank that saw a disagreement passes on blocks one byte short)" : "");
 }
 
 void operation::collect() {
@@ -119,7 +120,7 @@ void operation::collect() {
     // reports it at its end.
     if (r->kind == core::op::recv && r->message_bytes != r->bytes) [[unlikely]] {
       const int peer = comm_ != nullptr ? comm_->from_world(r->result.source) : r->result.source;
-      note_mismatch(peer, r->bytes, r->message_bytes);
+      note_mismatch(peer, r->bytes, r->message_bytes, true);
       if (r->result.error == errc::truncated) r->result.error = errc::success;
     }
     try {

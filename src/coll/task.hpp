@@ -248,8 +248,9 @@ class operation final : public core::activity {
   bool mismatched() const noexcept { return mismatch_.peer >= 0; }
   /// Records a disagreement seen other than by a receive (a shared-area peer published another
   /// size): `peer` a rank of the communicator.
-  void note_mismatch(int peer, std::size_t expected, std::size_t arrived) noexcept {
-    if (mismatch_.peer < 0) mismatch_ = {peer, expected, arrived};
+  void note_mismatch(int peer, std::size_t expected, std::size_t arrived,
+                     bool by_message = false) noexcept {
+    if (mismatch_.peer < 0) mismatch_ = {peer, expected, arrived, by_message};
   }
   /// A condition the running coroutine waits for (exchange::until): `ask(state)` says whether it
   /// holds.
@@ -277,6 +278,7 @@ class operation final : public core::activity {
   struct mismatch {
     int peer = -1;
     std::size_t expected = 0, arrived = 0;
+    bool by_message = false;  ///< seen by a receive (which may carry a poisoned size)
   } mismatch_;
   const core::communicator* comm_ = nullptr;
   [[noreturn]] void throw_mismatch() const;
