@@ -58,9 +58,13 @@ task fold_exchange(exchange x, int partner, bool partner_lower, const_bytes give
   // Whether the partner's chunk lands in `result` and `mine` is combined into it from the left.
   const bool straight = !in_place && (!partner_lower || op.commutative);
   scratch incoming(straight ? 0 : std::min(chunk, result.size()));
-  for (std::size_t at = 0; at < give.size() || at < result.size(); at += chunk) {
-    if (at < give.size()) x.send(give.subspan(at, std::min(chunk, give.size() - at)), partner);
-    if (at >= result.size()) {
+  // The first chunk goes both ways even when empty: the partner then waits for the same number of
+  // messages whatever its count (an empty range here may be a non-empty one there when the ranks'
+  // counts disagree), and sees the sizes differ instead of waiting.
+  for (std::size_t at = 0; at == 0 || at < give.size() || at < result.size(); at += chunk) {
+    if (at == 0 || at < give.size())
+      x.send(give.subspan(at, std::min(chunk, give.size() - at)), partner);
+    if (at != 0 && at >= result.size()) {
       co_await x.all();
       continue;
     }

@@ -88,4 +88,17 @@ core::request* start_context_claim_between(const target& local, core::communicat
                                            std::shared_ptr<context_claim> out,
                                            std::shared_ptr<context_claim> local_group_out);
 
+enum class collective : unsigned char;
+/// Whether the checked mode (RMPL_CHECK_COLLECTIVES=1) is on.
+bool checking_collectives() noexcept;
+/// How many collectives this rank has started in the checked mode: a layer above that sees it
+/// unchanged after a failed call knows its own checks failed before the collective was entered.
+std::uint64_t checked_starts() noexcept;
+/// In the checked mode, for a rank whose arguments a layer above rejected before it started
+/// collective `c` (the MPI layer's checks of types and counts): takes part in the collective's
+/// agreement, flagged with `code`, so that the other ranks fail with it instead of being checked
+/// against this rank's next collective; returns once the agreement ended, whatever its outcome.
+/// Does nothing outside the checked mode.
+void join_rejected(const target& t, collective c, errc code);
+
 }  // namespace rmpl::coll

@@ -92,19 +92,29 @@ task broadcast_shared(exchange x, bytes data, int root) {
   // waits for a core then finds several broadcasts' data posted at once.
   shared_area a(x);
   const std::size_t chunk = a.chunk();
-  const std::uint64_t rounds = rounds_for(data.size(), chunk);
+  // Even an empty broadcast takes a round: its first round carries the root's size, which a
+  // reader whose count differs must see (rather than wait for rounds the root never posts).
+  const std::uint64_t rounds = std::max<std::uint64_t>(rounds_for(data.size(), chunk), 1);
   const std::uint64_t first =
       a.claim(rounds, std::min(chunk, data.size()), 1, shared_area::pace::ahead);
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
-    const std::size_t at = i * chunk, len = std::min(chunk, data.size() - at);
+    const std::size_t at = i * chunk,
+                      len = std::min(chunk, data.size() - std::min(at, data.size()));
     co_await x.until([&] { return a.writable(s); });
     if (x.rank() == root) {
-      std::memcpy(a.operand(root, s), data.data() + at, len);
+      if (i == 0) a.announce(first, data.size());
+      if (len != 0) std::memcpy(a.operand(root, s), data.data() + at, len);
       a.post(s);
     } else {
       co_await x.until([&] { return a.posted(root, s); });
-      std::memcpy(data.data() + at, a.operand(root, s), len);
+      if (i == 0 && !a.agrees(root, first, data.size())) [[unlikely]] {
+        const std::size_t theirs = a.announced(root, first);
+        x.note_mismatch(root, data.size(), theirs);
+        a.abandon(first + std::max(rounds, rounds_for(theirs, chunk)) - 1);
+        co_return;
+      }
+      if (len != 0) std::memcpy(data.data() + at, a.operand(root, s), len);
     }
     a.release(s);
   }
@@ -115,7 +125,8 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
   const int n = x.size(), me = x.rank();
   const bool wanted = root < 0 || me == root;  // root < 0: every rank wants the result
   const std::size_t per_round = a.chunk_elements(op.element) * op.element;
-  const std::uint64_t rounds = rounds_for(in.size(), per_round);
+  // At least one round, whose first carries this rank's size (see broadcast_shared).
+  const std::uint64_t rounds = std::max<std::uint64_t>(rounds_for(in.size(), per_round), 1);
   // Whole rounds are folded by every rank that wants the result and need an operand buffer;
   // sliced ones a result buffer too. Lockstep: a rooted reduce's non-roots could post several
   // whole rounds ahead, but 2- and 4-rank reductions of 1 KiB were no faster so (2026-11-23).
@@ -131,14 +142,30 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
   const bool streaming = in.size() >= stream_min;
   for (std::uint64_t i = 0; i < rounds; ++i) {
     const std::uint64_t s = first + i;
-    const std::size_t at = i * per_round, len = std::min(per_round, in.size() - at);
+    const std::size_t at = i * per_round,
+                      len = std::min(per_round, in.size() - std::min(at, in.size()));
     co_await x.until([&] { return a.writable(s); });
+    if (i == 0) a.announce(first, in.size());
+    // Whoever reads the others' operands first compares their sizes with its own.
+    auto disagree = [&]() -> bool {
+      const int r = a.disagreeing(first, in.size(), [](int) { return true; });
+      if (r < 0) [[likely]]
+        return false;
+      x.note_mismatch(r, in.size(), a.announced(r, first));
+      std::uint64_t most = rounds;
+      for (int m = 0; m < n; ++m) {
+        most = std::max<std::uint64_t>(most, rounds_for(a.announced(m, first), per_round));
+      }
+      a.abandon(first + most - 1);
+      return true;
+    };
     if (whole || len <= whole_max) {
       // Every reader folds the whole round from the areas (the root its own operand from `in`).
-      if (!own_from_in) std::memcpy(a.operand(me, s), in.data() + at, len);
+      if (!own_from_in && len != 0) std::memcpy(a.operand(me, s), in.data() + at, len);
       a.post(s);
       if (wanted) {
         co_await x.until([&] { return a.all_posted(s); });
+        if (i == 0 && disagree()) co_return;
         fold_operands(a, n, s, op, 0, len, own_from_in ? me : -1, in.data() + at, out.data() + at);
       }
     } else {
@@ -151,6 +178,7 @@ task reduce_shared(exchange x, const_bytes in, bytes out, reduction op, int root
       std::memcpy(a.operand(me, s) + hi, mine + hi, len - hi);
       a.post(s);
       co_await x.until([&] { return a.all_posted(s); });
+      if (i == 0 && disagree()) co_return;
       // Into the area, not `out`: in place, `out` is `in`, which the fold still reads.
       fold_operands(a, n, s, op, lo, hi - lo, me, mine + lo, a.result(me, s) + lo);
       a.reduced(s);

@@ -100,6 +100,49 @@ class shared_area {
     return true;
   }
 
+  /// Publishes the bytes this rank's collective whose first round is `s` carries (before round s
+  /// is posted; the post's release carries it).
+  void announce(std::uint64_t s, std::size_t bytes) noexcept {
+    flags(comm_->rank)
+        .round_bytes[s % fabric::shm::area_flags::size_entries]
+        .store(size_word(s, bytes), std::memory_order_relaxed);
+  }
+  /// Whether member r (which posted round s) announced `bytes` for its collective whose first
+  /// round is s; true when its entry was already reused (it ran that far ahead): not known.
+  bool agrees(int r, std::uint64_t s, std::size_t bytes) const noexcept {
+    const std::uint64_t w = flags(r).round_bytes[s % fabric::shm::area_flags::size_entries].load(
+        std::memory_order_relaxed);
+    return w == size_word(s, bytes) || (w >> 32) != (s & 0xffffffff);
+  }
+  /// What member r announced for its collective whose first round is s (after agrees() said no).
+  std::size_t announced(int r, std::uint64_t s) const noexcept {
+    return static_cast<std::size_t>(
+        flags(r).round_bytes[s % fabric::shm::area_flags::size_entries].load(
+            std::memory_order_relaxed) &
+        0xffffffff);
+  }
+  /// The first member other than this rank (of those `readable`) that did not announce `bytes`
+  /// for the collective whose first round is s, or -1.
+  template <class Readable>
+  int disagreeing(std::uint64_t s, std::size_t bytes, Readable&& readable) const noexcept {
+    for (int r = 0; r < comm_->size; ++r) {
+      if (r != comm_->rank && readable(r) && !agrees(r, s, bytes)) [[unlikely]]
+        return r;
+    }
+    return -1;
+  }
+  /// A rank that saw the counts disagree leaves the collective at once, marking every round up to
+  /// `last` posted, reduced and released, so that no member waits for it (the communicator's
+  /// rounds no longer line up: it must not be used again).
+  void abandon(std::uint64_t last) noexcept {
+    auto& f = flags(comm_->rank);
+    f.posted.store(std::max(last, f.posted.load(std::memory_order_relaxed)),
+                   std::memory_order_release);
+    f.reduced.store(std::max(last, f.reduced.load(std::memory_order_relaxed)),
+                    std::memory_order_release);
+    release(std::max(last, f.released.load(std::memory_order_relaxed)));
+  }
+
   /// "My operand of round s is in place", "my part of the result of round s is in place", "I have
   /// read all I need of round s" (this rank's round s is then over).
   void post(std::uint64_t s) noexcept {
@@ -117,6 +160,9 @@ class shared_area {
   }
 
  private:
+  static std::uint64_t size_word(std::uint64_t s, std::size_t bytes) noexcept {
+    return (s & 0xffffffff) << 32 | (static_cast<std::uint64_t>(bytes) & 0xffffffff);
+  }
   fabric::shm::area_flags& flags(int r) const noexcept {
     return engine_->fabric().area(comm_->to_world(r), slot_);
   }

@@ -22,6 +22,23 @@ void copy_bytes(std::byte* to, const std::byte* from, std::size_t n) noexcept {
   if (n != 0) std::memcpy(to, from, n);
 }
 
+/// After the first round (first) was posted by all: whether a member announced a block size other
+/// than `block`; if so notes it and leaves the collective (shared_area::abandon), past the rounds
+/// of every member (blocks of `per_round` bytes a round).
+bool disagree(exchange x, shared_area& a, std::uint64_t first, std::size_t block,
+              std::uint64_t rounds, std::size_t per_round) {
+  const int r = a.disagreeing(first, block, [](int) { return true; });
+  if (r < 0) [[likely]]
+    return false;
+  x.note_mismatch(r, block, a.announced(r, first));
+  std::uint64_t most = rounds;
+  for (int m = 0; m < x.size(); ++m) {
+    most = std::max<std::uint64_t>(most, rounds_for(a.announced(m, first), per_round));
+  }
+  a.abandon(first + most - 1);
+  return true;
+}
+
 }  // namespace
 
 task allgather_shared(exchange x, const_bytes in, bytes out) {
@@ -37,10 +54,12 @@ task allgather_shared(exchange x, const_bytes in, bytes out) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * chunk, len = std::min(chunk, block - std::min(block, at));
     co_await x.until([&] { return a.writable(s); });
+    if (i == 0) a.announce(first, block);
     // `in` may lie in `out` (in place): every block, this rank's too, is copied from the areas.
     copy_bytes(a.operand(x.rank(), s), in.data() + at, len);
     a.post(s);
     co_await x.until([&] { return a.all_posted(s); });
+    if (i == 0 && disagree(x, a, first, block, rounds, chunk)) co_return;
     for (int r = 0; r < n; ++r) {
       copy_bytes(out.data() + static_cast<std::size_t>(r) * block + at, a.operand(r, s), len);
     }
@@ -62,12 +81,14 @@ task alltoall_shared(exchange x, const_bytes in, bytes out) {
     const std::uint64_t s = first + i;
     const std::size_t at = i * slice, len = std::min(slice, block - std::min(block, at));
     co_await x.until([&] { return a.writable(s); });
+    if (i == 0) a.announce(first, block);
     std::byte* mine = a.operand(me, s);
     for (std::size_t r = 0; r < members; ++r) {
       copy_bytes(mine + r * len, in.data() + r * block + at, len);
     }
     a.post(s);
     co_await x.until([&] { return a.all_posted(s); });
+    if (i == 0 && disagree(x, a, first, block, rounds, slice)) co_return;
     for (int r = 0; r < n; ++r) {
       copy_bytes(out.data() + static_cast<std::size_t>(r) * block + at,
                  a.operand(r, s) + static_cast<std::size_t>(me) * len, len);

@@ -273,6 +273,7 @@ task checked(exchange x, agreement mine, task body) {
 template <class Start>
 void prepare(operation& op, const target& t, const agreement& a, Start&& start) {
   exchange x(op, t.engine, t.comm, t.comm.next_collective_tag());
+  op.set_comm(t.comm);
   if (checking()) {
     op.run(checked(x, a, start(x)));
   } else {
@@ -305,6 +306,23 @@ task nothing(exchange) {
   co_return;
 }
 
+/// Collectives started in the checked mode so far (see checked_starts()).
+std::uint64_t checked_count = 0;
+
+/// Takes part in collective `c`'s agreement as a rank that rejected its own arguments (`code`),
+/// waits for it to end and ignores its outcome: this rank's own error is the one to report (a
+/// dead peer is reported by the next call).
+void join_as_rejected(const target& t, collective c, errc code) {
+  agreement a = agree_on(c);
+  a.failed = static_cast<std::uint64_t>(code);
+  core::request* r = launch(t, c, a, "rejected", 0, [](exchange x) { return nothing(x); });
+  try {
+    t.engine.wait(r);
+    t.engine.finish(r);
+  } catch (const error&) {
+  }
+}
+
 /// Runs `start` (a collective's checks and launch). In the checked mode a rank whose own
 /// arguments fail the checks still takes part in the collective's agreement, flagged, so the
 /// other ranks fail too instead of waiting for it; it waits for that agreement (which needs the
@@ -312,19 +330,12 @@ task nothing(exchange) {
 template <class Start>
 core::request* checked_start(const target& t, collective c, Start&& start) {
   if (!checking()) return start();
+  ++checked_count;
   core::request* started = nullptr;
   try {
     started = start();
   } catch (const error& e) {
-    agreement a = agree_on(c);
-    a.failed = static_cast<std::uint64_t>(e.code());
-    core::request* r = launch(t, c, a, "rejected", 0, [](exchange x) { return nothing(x); });
-    try {
-      t.engine.wait(r);
-      t.engine.finish(r);
-    } catch (const error&) {
-      // This rank's own error is the one to report (a dead peer is reported by the next call).
-    }
+    join_as_rejected(t, c, e.code());
     throw;
   }
   if (!t.to_end) return started;
@@ -426,6 +437,18 @@ bool ran_short(const target& t, std::string_view& name, bool fits, Run&& run) {
 void check_environment() {
   check_algorithm_variables();
   (void)checking();
+}
+
+bool checking_collectives() noexcept {
+  return checking();
+}
+
+std::uint64_t checked_starts() noexcept {
+  return checked_count;
+}
+
+void join_rejected(const target& t, collective c, errc code) {
+  if (checking()) join_as_rejected(t, c, code);
 }
 
 core::request* start_barrier(const target& t) {

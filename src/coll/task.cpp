@@ -6,7 +6,18 @@
 
 namespace rmpl::coll {
 
+namespace {
+/// What a poisoned send of an empty block carries: one byte where none is expected.
+constexpr std::byte poison_byte{0};
+}  // namespace
+
 void exchange::send(std::span<const std::byte> data, int peer) {
+  if (op_->mismatched()) [[unlikely]] {
+    // This rank saw the counts disagree: a block one byte short (or one byte where none was due)
+    // makes the peer see a disagreement too, and the peer passes it on the same way, so that every
+    // rank downstream fails instead of taking the data.
+    data = data.empty() ? std::span<const std::byte>(&poison_byte, 1) : data.first(data.size() - 1);
+  }
   // Short messages that fit the ring go out at once and need no request.
   if (engine_->try_send_inline(comm_->collective_context(), data.data(), data.size(),
                                comm_->to_world(peer), tag_)) {
@@ -19,6 +30,10 @@ void exchange::send(std::span<const std::byte> data, int peer) {
 void exchange::recv(std::span<std::byte> data, int peer) {
   op_->add(engine_->start_recv(comm_->collective_context(), data.data(), data.size(),
                                comm_->to_world(peer), tag_));
+}
+
+void exchange::note_mismatch(int peer, std::size_t expected, std::size_t arrived) const noexcept {
+  op_->note_mismatch(peer, expected, arrived);
 }
 
 bool exchange::all_done::await_ready() {
@@ -85,10 +100,29 @@ bool operation::settled() const noexcept {
   return pending_.all_of([](const core::request* r) { return r->done(); });
 }
 
+void operation::throw_mismatch() const {
+  const int me = comm_ != nullptr ? comm_->rank : engine_.rank();
+  const auto& m = mismatch_;
+  base::fail(
+      m.arrived > m.expected ? errc::truncated : errc::invalid_argument,
+      "{} on rank {}: the ranks' counts disagree: it expected {} bytes from rank {} but {} "
+      "arrived{}",
+      describe(), me, m.expected, m.peer, m.arrived,
+      m.by_message ? " (a rank that saw a disagreement passes on blocks one byte short)" : "");
+}
+
 void operation::collect() {
   if (pending_.empty()) return;
   std::exception_ptr first;
   pending_.for_each([&](core::request* r) {
+    // One compare per received block: a size other than the one posted means the ranks' counts
+    // disagree. Noted, not thrown: the algorithm goes on (sending what its peers wait for) and
+    // reports it at its end.
+    if (r->kind == core::op::recv && r->message_bytes != r->bytes) [[unlikely]] {
+      const int peer = comm_ != nullptr ? comm_->from_world(r->result.source) : r->result.source;
+      note_mismatch(peer, r->bytes, r->message_bytes, true);
+      if (r->result.error == errc::truncated) r->result.error = errc::success;
+    }
     try {
       engine_.finish(r);
     } catch (...) {

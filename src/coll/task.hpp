@@ -137,6 +137,10 @@ class exchange {
     return exchange(*op_, *engine_, other, tag);
   }
 
+  /// The ranks' counts disagree: peer `peer` carries `arrived` bytes where this rank expected
+  /// `expected` (seen in shared memory; receives note it themselves). Reported at the end.
+  void note_mismatch(int peer, std::size_t expected, std::size_t arrived) const noexcept;
+
  private:
   operation* op_;
   core::engine* engine_;
@@ -229,6 +233,8 @@ class operation final : public core::activity {
     if (task_.handle() && task_.handle().promise().failure) {
       std::rethrow_exception(task_.handle().promise().failure);
     }
+    if (mismatch_.peer >= 0) [[unlikely]]
+      throw_mismatch();
   }
   std::string describe() const override;
 
@@ -240,6 +246,19 @@ class operation final : public core::activity {
   /// collect(), ignoring failures.
   void discard() noexcept;
   void add(core::request* r) { pending_.push_back(r); }
+  /// The communicator the collective runs on (its ranks name peers in error messages).
+  void set_comm(const core::communicator& c) noexcept { comm_ = &c; }
+  /// Whether a receive of this collective brought a size other than it expected (the ranks'
+  /// counts disagree). The collective then goes on to its end, so that no peer waits forever for
+  /// a message it skipped, but every later send goes out shortened (poisoned) so that the ranks
+  /// downstream see a disagreement too; its end reports the first one seen.
+  bool mismatched() const noexcept { return mismatch_.peer >= 0; }
+  /// Records a disagreement seen other than by a receive (a shared-area peer published another
+  /// size): `peer` a rank of the communicator.
+  void note_mismatch(int peer, std::size_t expected, std::size_t arrived,
+                     bool by_message = false) noexcept {
+    if (mismatch_.peer < 0) mismatch_ = {peer, expected, arrived, by_message};
+  }
   /// A condition the running coroutine waits for (exchange::until): `ask(state)` says whether it
   /// holds.
   struct condition_ref {
@@ -262,6 +281,14 @@ class operation final : public core::activity {
   std::size_t depth_ = 0;
   request_list pending_;
   condition_ref condition_;  ///< what the running coroutine waits for besides requests
+  /// The first receive whose size disagreed (peer: a rank of the communicator; -1: none).
+  struct mismatch {
+    int peer = -1;
+    std::size_t expected = 0, arrived = 0;
+    bool by_message = false;  ///< seen by a receive (which may carry a poisoned size)
+  } mismatch_;
+  const core::communicator* comm_ = nullptr;
+  [[noreturn]] void throw_mismatch() const;
 };
 
 template <class Condition>

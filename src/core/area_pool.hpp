@@ -78,6 +78,7 @@ class area_pool {
     mine.released.store(0, std::memory_order_relaxed);
     mine.short_done.store(0, std::memory_order_relaxed);
     for (auto& s : mine.short_slots) s.call.store(0, std::memory_order_relaxed);
+    for (auto& w : mine.round_bytes) w.store(0, std::memory_order_relaxed);
   }
   bool drained(const draining& d) const noexcept {
     for (int r : d.members) {

@@ -27,12 +27,16 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "api/communicator.hpp"
+#include "api/runtime.hpp"
+#include "coll/collectives.hpp"
 #include "coll/combine.hpp"
+#include "coll/select.hpp"
 #include "mpi/call.hpp"
 #include "mpi/communicators.hpp"
 #include "mpi/datatypes.hpp"
@@ -117,6 +121,41 @@ void finish(MPI_Comm c, detail::request_id id, staging_handle& s, MPI_Request* r
 }
 
 // ---- argument checks ----
+
+/// In the checked mode (RMPL_CHECK_COLLECTIVES=1) the kernel's collectives first agree on their
+/// arguments, and a rank whose own arguments fail the kernel's checks still takes part, flagged,
+/// so that every rank fails. The layer's own checks (types, counts, MPI_IN_PLACE) come before the
+/// kernel is entered: a rank that failed one would leave without a word, and the others would be
+/// checked against its next collective and hang. Made on a live intracommunicator before those
+/// checks: if the call throws before a collective was started in the checked mode, this rank
+/// joins the agreement as one that rejected its arguments (coll::join_rejected) as the error
+/// leaves. Outside the checked mode it only compares a counter.
+class joins_if_rejected {
+ public:
+  joins_if_rejected(const rmpl_mpi_comm& co, coll::collective c) noexcept
+      : co_(co), c_(c), unwinding_(std::uncaught_exceptions()), starts_(coll::checked_starts()) {}
+  joins_if_rejected(const joins_if_rejected&) = delete;
+  joins_if_rejected& operator=(const joins_if_rejected&) = delete;
+  ~joins_if_rejected() {
+    if (std::uncaught_exceptions() > unwinding_ && coll::checked_starts() == starts_ &&
+        coll::checking_collectives()) [[unlikely]] {
+      join();
+    }
+  }
+
+ private:
+  [[gnu::cold]] void join() const noexcept {
+    try {
+      coll::join_rejected(coll::target{api::kernel(), co_.impl->kernel, nullptr, true}, c_,
+                          errc::invalid_argument);
+    } catch (...) {  // this rank's own error is the one being reported
+    }
+  }
+  const rmpl_mpi_comm& co_;
+  coll::collective c_;
+  int unwinding_;
+  std::uint64_t starts_;
+};
 
 void check_request(MPI_Request* request) {
   if (request == nullptr) fail(MPI_ERR_REQUEST, "the address for the request is null");
@@ -577,8 +616,12 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
 [[gnu::noinline]] void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c,
                              MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
+  if (co.inter) {
+    not_in_place(buf, "buffer");
+    return inter_bcast(co, c, buf, n, type, root, request);
+  }
+  const joins_if_rejected joined(co, coll::collective::broadcast);
   not_in_place(buf, "buffer");
-  if (co.inter) return inter_bcast(co, c, buf, n, type, root, request);
   const rmpl_mpi_datatype& t = typed(buf, n, type, "");
   check_root(co, root);
   staging_handle s(request);
@@ -597,6 +640,7 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
                               MPI_Op o, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) return inter_reduce(co, c, sendbuf, recvbuf, n, type, o, root, request);
+  const joins_if_rejected joined(co, coll::collective::reduce);
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   const rmpl_mpi_datatype& t = *type;
   check_root(co, root);
@@ -635,6 +679,9 @@ enum class all_kind { allreduce, scan, exscan };
     }
     return inter_allreduce(co, c, sendbuf, recvbuf, n, type, o, request);
   }
+  const joins_if_rejected joined(co, kind == all_kind::allreduce ? coll::collective::allreduce
+                                     : kind == all_kind::scan    ? coll::collective::scan
+                                                                 : coll::collective::exscan);
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
   const rmpl_mpi_datatype& t = *type;
   not_in_place(recvbuf, "receive buffer");
@@ -676,6 +723,7 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
   if (co.inter) {
     return inter_reduce_scatter(co, c, sendbuf, recvbuf, nullptr, n, type, o, request);
   }
+  const joins_if_rejected joined(co, coll::collective::reduce_scatter_block);
   const rmpl_mpi_datatype& t = datatype(type);
   count(n, "receive count");
   int total = 0;
@@ -700,6 +748,7 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
   if (co.inter) {
     return inter_reduce_scatter(co, c, sendbuf, recvbuf, recvcounts, -1, type, o, request);
   }
+  const joins_if_rejected joined(co, coll::collective::reduce_scatter);
   const rmpl_mpi_datatype& t = datatype(type);
   const int size = co.size();
   if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
@@ -734,6 +783,7 @@ void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, 
     return inter_gather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
                         rtype, root, request);
   }
+  const joins_if_rejected joined(co, coll::collective::gather);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -762,6 +812,7 @@ void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
     return inter_gather(co, c, true, sendbuf, scount, stype, recvbuf, 0, rcounts, displs, rtype,
                         root, request);
   }
+  const joins_if_rejected joined(co, coll::collective::gatherv);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -792,6 +843,7 @@ void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
     return inter_scatter(co, c, false, sendbuf, scount, nullptr, nullptr, stype, recvbuf, rcount,
                          rtype, root, request);
   }
+  const joins_if_rejected joined(co, coll::collective::scatter);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -823,6 +875,7 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
     return inter_scatter(co, c, true, sendbuf, 0, scounts, displs, stype, recvbuf, rcount, rtype,
                          root, request);
   }
+  const joins_if_rejected joined(co, coll::collective::scatterv);
   check_root(co, root);
   const bool at_root = co.rank() == root;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -857,6 +910,7 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
     return inter_allgather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
                            rtype, request);
   }
+  const joins_if_rejected joined(co, coll::collective::allgather);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -877,6 +931,7 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
     return inter_allgather(co, c, true, sendbuf, scount, stype, recvbuf, 0, rcounts, displs, rtype,
                            request);
   }
+  const joins_if_rejected joined(co, coll::collective::allgatherv);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -897,6 +952,8 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
                                 int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
+  std::optional<joins_if_rejected> joined;
+  if (!co.inter) joined.emplace(co, coll::collective::alltoall);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
   const rmpl_mpi_datatype* st = in_place ? nullptr : &typed(sendbuf, scount, stype, "send");
@@ -918,6 +975,9 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
                MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
+  // (alltoallw runs the kernel's alltoallv)
+  std::optional<joins_if_rejected> joined;
+  if (!co.inter) joined.emplace(co, coll::collective::alltoallv);
   const int size = co.size(), me = co.rank();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   not_in_place(recvbuf, "receive buffer");
@@ -948,6 +1008,9 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
                const MPI_Datatype* rtypes, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
+  // (alltoallw runs the kernel's alltoallv)
+  std::optional<joins_if_rejected> joined;
+  if (!co.inter) joined.emplace(co, coll::collective::alltoallv);
   const int size = co.size(), me = co.rank();
   const auto n = static_cast<std::size_t>(size);
   const bool in_place = sendbuf == MPI_IN_PLACE;

@@ -149,6 +149,12 @@ struct alignas(cache_line) area_flags {
   /// 16 KiB per member and area.
   static constexpr std::uint32_t short_depth = 256;
   short_slot short_slots[short_depth];
+  /// The bytes each shared-area collective of this member carries, at its first round s % entries:
+  /// (s mod 2^32) << 32 | (bytes mod 2^32), written before round s is posted. Readers compare it
+  /// with their own, so ranks whose counts disagree fail instead of reading the wrong bytes
+  /// (coll/shared_area.hpp). Deeper than the rounds a root may run ahead (area_ring::max_ahead).
+  static constexpr std::uint32_t size_entries = 512;
+  std::atomic<std::uint64_t> round_bytes[size_entries];
 };
 static_assert(sizeof(area_flags::short_slot) == cache_line);
 
