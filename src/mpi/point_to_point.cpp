@@ -413,7 +413,8 @@ inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int ta
                      MPI_Comm c) noexcept {
   core::engine* e = api::live_engine;
   const core::communicator* k = fast_comm(buf, n, type, c);
-  if (e != nullptr && k != nullptr && rank_of(*k, dest)) [[likely]] {
+  // threads::fast: the main thread below MULTIPLE; other threads get checked (or locked) by call().
+  if (core::threads::fast && e != nullptr && k != nullptr && rank_of(*k, dest)) [[likely]] {
     try {
       e->send(k->context, data_start(buf, *type), plain_bytes(n, type), k->to_world(dest), tag,
               mode);
@@ -472,7 +473,7 @@ int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm
   // receive (which takes a small message that is the next cell of its ring at once).
   core::engine* e = api::live_engine;
   const core::communicator* k = fast_comm(buf, n, type, c);
-  if (e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
+  if (core::threads::fast && e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
     try {
       const rmpl::status s = e->recv(k->context, data_start(buf, *type), plain_bytes(n, type),
                                      k->to_world(source), tag);
