@@ -4,8 +4,8 @@
 
 namespace rmpl::core::threads {
 
-thread_local bool fast [[gnu::tls_model("initial-exec")]] = false;
-thread_local bool is_main [[gnu::tls_model("initial-exec")]] = false;
+__thread bool fast __attribute__((tls_model("initial-exec"))) = false;
+__thread bool is_main __attribute__((tls_model("initial-exec"))) = false;
 unsigned sleepers = 0;
 
 namespace {
@@ -14,7 +14,7 @@ namespace {
 // thread may be inside (before MPI_Init returns, inside MPI_Finalize).
 std::atomic<int> level_now{-1};
 
-thread_local char token [[gnu::tls_model("initial-exec")]];
+__thread char token __attribute__((tls_model("initial-exec")));
 
 std::mutex mutex;
 std::atomic<const void*> owner{nullptr};
