@@ -102,6 +102,12 @@ group members(const comm_impl& c);
 comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const comm_impl* peer,
                           int remote_leader, int tag);
 comm_ptr intercomm_dup(const comm_impl& inter, const comm_impl& local_group);
+/// A nonblocking intercomm_dup together with the dup of `local_group` that goes with it: the
+/// request completes when both agreements have ended; finish_intercomm_dup then makes both
+/// (the new intercommunicator, then its local group's communicator).
+request_id intercomm_idup(const comm_impl& inter, const comm_impl& local_group,
+                          std::shared_ptr<pending_dup>& out);
+std::pair<comm_ptr, comm_ptr> finish_intercomm_dup(const pending_dup& d);
 /// An intracommunicator of both groups: the one that passed high = false first (if both passed
 /// the same, the one whose leader has the lower job rank).
 comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, bool high);

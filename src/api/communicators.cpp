@@ -118,6 +118,10 @@ comm_ptr dup(const comm_impl& c) {
 struct pending_dup {
   std::shared_ptr<const comm_impl> parent;
   std::shared_ptr<coll::context_claim> claim = std::make_shared<coll::context_claim>();
+  // Of an intercommunicator's: its local group's communicator and what that group agrees on for
+  // the new one's.
+  std::shared_ptr<const comm_impl> local_group;
+  std::shared_ptr<coll::context_claim> local_claim;
 };
 
 request_id idup(const comm_impl& c, std::shared_ptr<pending_dup>& out) {
@@ -298,27 +302,20 @@ comm_ptr make_inter(claim taken, std::vector<int> remote, int rank_here) {
   return std::make_shared<comm_impl>(std::move(k));
 }
 
-/// Agrees between both groups of `inter` on masks (those of `local_group`'s members AND-ed first)
-/// plus one extra word that the leaders swap: returns the masks of all, then the remote group's
-/// extra word. The leaders (rank 0 of each group) swap on the intercommunicator's collective
-/// context, which no user message uses, with the tag of its next collective: every member of both
-/// groups counts them alike (the MPI layer's collectives on the intercommunicator count there too).
-words agree_between(const comm_impl& inter, const comm_impl& local_group, std::uint64_t extra,
-                    const char* operation) {
-  const int tag = inter.kernel.next_collective_tag();
-  words agreed = free_masks();
-  and_over(local_group, agreed);
-  agreed.push_back(extra);
-  if (local_group.kernel.rank == 0) {
-    words theirs(agreed.size());
-    swap_with(inter.kernel.collective_context(), inter.kernel.to_world(0), tag,
-              std::as_bytes(std::span(agreed)), std::as_writable_bytes(std::span(theirs)),
-              operation);
-    and_into(agreed, theirs);
-    agreed.back() = theirs.back();
+/// What both groups of `inter` agree on (coll/claim.cpp: a context pair free on every member of
+/// both, claimed there, and with `with_area` an area slot), the leaders swapping `extra`; run to
+/// its end here (the checked mode leaves the wait to the caller, as in agree_on_claim).
+coll::context_claim agree_on_claim_between(const comm_impl& inter, const comm_impl& local_group,
+                                           std::uint64_t extra, bool with_area) {
+  auto out = std::make_shared<coll::context_claim>();
+  core::engine& e = api::kernel();
+  if (core::request* r =
+          coll::start_context_claim_between(coll::target{e, local_group.kernel, nullptr, true},
+                                            inter.kernel, extra, with_area, out, nullptr)) {
+    e.wait(r);
+    e.finish(r);
   }
-  broadcast_from(local_group, agreed, 0);
-  return agreed;
+  return *out;
 }
 
 }  // namespace
@@ -400,22 +397,39 @@ comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const 
 }
 
 comm_ptr intercomm_dup(const comm_impl& inter, const comm_impl& local_group) {
-  const words agreed = agree_between(inter, local_group, 0, "intercomm_dup");
-  return make_inter(claim_agreed(agreed, false, "intercomm_dup"), job_ranks(inter),
-                    local_group.kernel.rank);
+  const coll::context_claim agreed = agree_on_claim_between(inter, local_group, 0, false);
+  return make_inter(claim{agreed.context, -1}, job_ranks(inter), local_group.kernel.rank);
+}
+
+request_id intercomm_idup(const comm_impl& inter, const comm_impl& local_group,
+                          std::shared_ptr<pending_dup>& out) {
+  out = std::make_shared<pending_dup>();
+  out->parent = inter.shared_from_this();
+  out->local_group = local_group.shared_from_this();
+  out->local_claim = std::make_shared<coll::context_claim>();
+  // The operation keeps `out`, and with it both communicators it runs on.
+  return coll::start_context_claim_between(coll::target{api::kernel(), local_group.kernel, out},
+                                           inter.kernel, 0, false, out->claim, out->local_claim)
+      ->id();
+}
+
+std::pair<comm_ptr, comm_ptr> finish_intercomm_dup(const pending_dup& d) {
+  return {make_inter(claim{d.claim->context, -1}, job_ranks(*d.parent), d.local_group->kernel.rank),
+          dup_on(*d.local_group, claim{d.local_claim->context, d.local_claim->area})};
 }
 
 comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, bool high) {
-  const words agreed = agree_between(inter, local_group, high ? 1 : 0, "intercomm_merge");
-  const bool remote_high = agreed.back() != 0;
+  const coll::context_claim agreed = agree_on_claim_between(inter, local_group, high ? 1 : 0, true);
+  const bool remote_high = agreed.remote_extra != 0;
   // The group that passed high = false comes first; when both passed the same, the group of the
   // leader with the lower job rank (an order both groups compute alike).
   const bool local_first =
       high != remote_high ? !high : local_group.kernel.to_world(0) < inter.kernel.to_world(0);
   std::vector<int> members = job_ranks(local_group), remote = job_ranks(inter);
   members.insert(local_first ? members.end() : members.begin(), remote.begin(), remote.end());
-  // Every member's area mask is in `agreed`: the merged communicator may take a slot too.
-  return make(claim_agreed(agreed, true, "intercomm_merge"), std::move(members));
+  // Every member of both groups took part in the area slot's agreement: the merged communicator
+  // may take one too.
+  return make(claim{agreed.context, agreed.area}, std::move(members));
 }
 
 intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_group, int color,
@@ -428,8 +442,8 @@ intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_g
                operation, local_group.kernel.rank, color);
   }
   // Every member's (color, key), this group's gathered here and the remote group's handed over
-  // by the leaders (on the intercommunicator's collective context, with the tag of its next
-  // collective, as agree_between does).
+  // by the leaders (on the intercommunicator's collective context, which no user message uses,
+  // with the tag of its next collective: every member of both groups counts them alike).
   const auto n = static_cast<std::size_t>(local_group.kernel.size);
   const auto remote_n = static_cast<std::size_t>(inter.kernel.size);
   const std::vector<int> mine = {color, key};
@@ -461,8 +475,8 @@ intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_g
   // intercommunicator's context, agreed by both groups with that claim already taken.
   intercomm_parts made;
   made.local_group = make(agree_on_claim(local_group), chosen(local_pairs, local_group));
-  const words agreed = agree_between(inter, local_group, 0, operation);
-  const claim taken = claim_agreed(agreed, false, operation);
+  const coll::context_claim agreed = agree_on_claim_between(inter, local_group, 0, false);
+  const claim taken{agreed.context, -1};
   std::vector<int> remote = chosen(remote_pairs, inter);
   if (!made.local_group || remote.empty()) {
     // Outside every new group, or a color the remote group does not have: MPI_COMM_NULL.

@@ -57,6 +57,8 @@ task barrier_dissemination(exchange x);
 // ---- a new communicator's context pair and area slot (claim.cpp)
 struct context_claim;
 task claim_context(exchange x, std::shared_ptr<context_claim> out);
+task claim_context_between(exchange local, exchange across, std::uint64_t extra, bool with_area,
+                           std::shared_ptr<context_claim> out);
 
 // shared.cpp: through the communicator's shared areas (only on one that holds a slot)
 task barrier_shared(exchange x);

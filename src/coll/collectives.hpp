@@ -71,9 +71,21 @@ core::request* start_neighbor_exchange(const target& t, const_bytes in,
 struct context_claim {
   std::uint32_t context = 0;
   int area = -1;
+  /// Between the groups of an intercommunicator: the word the remote group's leader passed.
+  std::uint64_t remote_extra = 0;
 };
 /// Starts the agreement (coll/claim.cpp) on the target's communicator; `out` is filled when it
 /// ends. Blocking (t.to_end): runs it to its end and returns null.
 core::request* start_context_claim(const target& t, std::shared_ptr<context_claim> out);
+/// The same agreement over both groups of the intercommunicator `inter`, started on `local` (the
+/// local group's communicator, which t.keep must keep alive together with `inter`): every member of
+/// both groups claims the same context pair and, with `with_area` (a merge), the same area slot;
+/// the leaders also swap `extra` (out->remote_extra). With `local_group_out`, the local group's
+/// members first agree among themselves (as start_context_claim) on a communicator for the new
+/// intercommunicator's local group: a nonblocking dup of an intercommunicator in one request.
+core::request* start_context_claim_between(const target& local, core::communicator& inter,
+                                           std::uint64_t extra, bool with_area,
+                                           std::shared_ptr<context_claim> out,
+                                           std::shared_ptr<context_claim> local_group_out);
 
 }  // namespace rmpl::coll

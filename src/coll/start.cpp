@@ -517,6 +517,34 @@ core::request* start_context_claim(const target& t, std::shared_ptr<context_clai
                 [&](exchange x) { return claim_context(x, std::move(out)); });
 }
 
+namespace {
+task claim_local_then_between(exchange x, exchange across, std::uint64_t extra, bool with_area,
+                              std::shared_ptr<context_claim> out,
+                              std::shared_ptr<context_claim> local_group_out) {
+  // Sequential parts of one collective on the local group: they share its tag.
+  co_await x.run(claim_context(x, std::move(local_group_out)));
+  co_await x.run(claim_context_between(x, across, extra, with_area, std::move(out)));
+}
+}  // namespace
+
+core::request* start_context_claim_between(const target& local, core::communicator& inter,
+                                           std::uint64_t extra, bool with_area,
+                                           std::shared_ptr<context_claim> out,
+                                           std::shared_ptr<context_claim> local_group_out) {
+  constexpr auto c = collective::allreduce;
+  const agreement a = agree_on(c, -1, (core::context_pool::pairs / 64 + 2) * 8);
+  // The intercommunicator's collective number, taken here, at the call, as every member of both
+  // groups takes it (the leaders swap on it).
+  const int across_tag = inter.next_collective_tag();
+  return launch(local, c, a, "context_claim_between", 0, [&](exchange x) {
+    if (local_group_out) {
+      return claim_local_then_between(x, x.across(inter, across_tag), extra, with_area,
+                                      std::move(out), std::move(local_group_out));
+    }
+    return claim_context_between(x, x.across(inter, across_tag), extra, with_area, std::move(out));
+  });
+}
+
 core::request* start_allreduce(const target& t, const_bytes in, bytes out, const reduction& op) {
   return checked_start(t, collective::allreduce, [&]() -> core::request* {
     constexpr auto c = collective::allreduce;

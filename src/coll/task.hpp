@@ -130,6 +130,13 @@ class exchange {
   };
   nested run(task child) const noexcept { return {op_, std::move(child)}; }
 
+  /// This collective's exchange on another communicator `other`, with that communicator's tag
+  /// `tag`: for an agreement between the two groups of an intercommunicator, whose members talk
+  /// among themselves on the local group's communicator and whose leaders talk across.
+  exchange across(core::communicator& other, int tag) const noexcept {
+    return exchange(*op_, *engine_, other, tag);
+  }
+
  private:
   operation* op_;
   core::engine* engine_;

@@ -96,17 +96,24 @@ errc engine::vanished_peer(int peer) const {
   // writes into the segment within milliseconds of reaping the process. Its word gives the error
   // its true cause (MPI_ERR_PROC_FAILED naming the dead rank and how it died, as every other
   // survivor reports it) rather than ESRCH's "No such process". Waited for without progressing
-  // (nothing of the job moves after a death anyway), and not forever: a launcher that is stopped
-  // (SIGSTOP, a debugger) or gone says nothing.
+  // (nothing of the job moves after a death anyway), and not forever. A launcher that is stopped
+  // (SIGSTOP, a debugger) or gone says nothing: this rank's own watcher then finds the process
+  // gone and marks it, with its wait status while it is an unreaped zombie.
   using clock = std::chrono::steady_clock;
   const auto give_up = clock::now() + std::chrono::seconds(10);
   for (;;) {
+    dom_.check_liveness();
     if (dom_.failed_rank() >= 0) return errc::dead_rank;
     const fabric::shm::rank_state s = dom_.info(peer).state.load(std::memory_order_acquire);
     if (s == fabric::shm::rank_state::finalized) return errc::system;
     if (clock::now() >= give_up) return errc::dead_rank;  // gone without a word: died all the same
     ::usleep(1000);
   }
+}
+
+void engine::check_liveness_now() noexcept {
+  polls_until_liveness_ = polls_per_liveness_check;
+  dom_.check_liveness();  // a death found is marked: the next progress pass halts
 }
 
 void engine::throw_dead_rank() const {
@@ -1018,9 +1025,7 @@ bool engine::iprobe(std::uint32_t context, int source, int tag, status* out) {
   progress();
   const unexpected* u = matcher_.queues(context).find_unexpected(source, tag);
   if (!u) {
-    if (halted_) [[unlikely]] {
-      throw_dead_rank();  // an iprobe loop would otherwise poll forever
-    }
+    throw_if_halted();  // an iprobe loop would otherwise poll forever
     return false;
   }
   *out = status{u->source, u->tag, u->size, errc::success, false};
@@ -1157,7 +1162,6 @@ std::uint32_t engine::handle_cell(in_channel& ch, int source, cell& c) {
   }
   unexpected* u = matcher_.allocate();
   if (u == nullptr) return 0;  // bounded: leave it in the ring, the sender will wait
-  u->arrival = ++arrivals_;
   u->source = source;
   u->tag = m.tag;
   u->how = how;
@@ -1263,7 +1267,10 @@ int engine::assisted_read(int source, request* r, const incoming& m, std::size_t
   });
   for (unsigned spins = 1; pair.assist_done.load(std::memory_order_acquire) < bytes; ++spins) {
     relax(false);  // the sender is finishing a chunk it claimed
-    if ((spins & 0xfff) == 0 && dom_.failed_rank() >= 0) throw_dead_rank();
+    if ((spins & 0xfff) == 0) {
+      dom_.check_liveness();  // a sender that died mid-chunk, its launcher stopped
+      if (dom_.failed_rank() >= 0) throw_dead_rank();
+    }
   }
   if (err == 0) err = pair.assist_error.load(std::memory_order_acquire);
   return err;

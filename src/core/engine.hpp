@@ -103,9 +103,14 @@ class engine {
   }
   /// For a test that found its requests incomplete after a progress pass: throws errc::dead_rank
   /// once a rank of the job has died (nothing will move any more; a test loop would poll forever).
-  void throw_if_halted() const {
+  /// A test loop never sleeps, so it is where such a loop checks the peers' processes too
+  /// (fabric/shm/liveness.hpp), every polls_per_liveness_check fruitless polls.
+  void throw_if_halted() {
     if (halted_) [[unlikely]] {
       throw_dead_rank();
+    }
+    if (--polls_until_liveness_ == 0) [[unlikely]] {
+      check_liveness_now();
     }
   }
   /// Takes a completed request's status and frees it; throws rmpl::error if the operation failed.
@@ -321,6 +326,14 @@ class engine {
 #endif
   }
   [[noreturn]] void throw_dead_rank() const;
+  /// For throw_if_halted: checks the peers' and the launcher's processes if due (a clock read when
+  /// not), then counts polls again.
+  void check_liveness_now() noexcept;
+  /// Fruitless test or iprobe polls between two liveness checks: a poll costs a progress pass
+  /// (~100 ns at least), so this is every few hundred microseconds of polling or more, and the
+  /// check itself runs at most every 50 ms.
+  static constexpr unsigned polls_per_liveness_check = 1024;
+  unsigned polls_until_liveness_ = polls_per_liveness_check;
   /// The outcome of a single copy from `peer` that found no process (ESRCH), once the segment says
   /// why: errc::dead_rank if a rank died (this one, or the one whose death made it end) or if it
   /// vanished without its launcher saying how, errc::system (the message says it had finished)
@@ -469,7 +482,6 @@ class engine {
   std::vector<in_channel> in_;
   request_table requests_;
   matcher matcher_;
-  std::uint64_t arrivals_ = 0;
   std::uint64_t posts_ = 0;
   /// A long inline message on its way into a scattered receive (gathered from the ring first).
   std::vector<unsigned char> stage_;

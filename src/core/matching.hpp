@@ -1,8 +1,11 @@
 // Matching: the posted-receive and unexpected-message queues of one context, binned per source (the
-// Communication Kernel's hash per sender). Posting and arrival orders are numbered so that
-// any_source and any_tag receives still obey MPI's non-overtaking rule: a message matches the
-// earliest-posted receive that accepts it, and a receive takes the earliest-arrived message it
-// accepts.
+// Communication Kernel's hash per sender). Posting order is numbered so that any_source and
+// any_tag receives still obey MPI's non-overtaking rule: a message matches the earliest-posted
+// receive that accepts it, and a receive takes the earliest-arrived message it accepts. Every
+// operation costs O(1) plus the entries it must step over (earlier ones that do not accept), never
+// a walk over the ranks: a message walks its source's receives and the any_source ones merged by
+// posting number, and an any_source receive walks one list of every source's messages in arrival
+// order (each unexpected message is on two lists).
 #pragma once
 
 #include <cstddef>
@@ -21,9 +24,10 @@ namespace rmpl::core {
 /// ones stay in their slot and rendezvous ones in the sender's memory, so memory stays bounded by
 /// the number of descriptors (RMPL_UNEXPECTED_MAX) and the slot pool.
 struct unexpected {
-  unexpected* next = nullptr;
+  unexpected* next = nullptr;  ///< its source's list
   unexpected* prev = nullptr;
-  std::uint64_t arrival = 0;
+  unexpected* any_next = nullptr;  ///< the list of every source's
+  unexpected* any_prev = nullptr;
   int source = 0;
   int tag = 0;
   kind how = kind::none;
@@ -52,10 +56,12 @@ class context_queues {
 
   void add_unexpected(unexpected* u) noexcept {
     unexpected_[u->source].push_back(u);
+    arrived_.push_back(u);
     ++unexpected_count_;
   }
   void remove_unexpected(unexpected* u) noexcept {
     unexpected_[u->source].erase(u);
+    arrived_.erase(u);
     --unexpected_count_;
   }
   bool nothing_posted() const noexcept { return posted_count_ == 0; }
@@ -65,10 +71,15 @@ class context_queues {
   unexpected* find_unexpected(int source, int tag) const noexcept;
 
  private:
+  /// The earliest-posted receive accepting (source, tag), or nullptr.
+  request* first_posted(int source, int tag) const noexcept;
+
   std::vector<ilist<request>> posted_;  // by source
   ilist<request> posted_any_;           // any_source receives
   std::size_t posted_count_ = 0;
   std::vector<ilist<unexpected>> unexpected_;  // by source
+  // Every source's, in arrival order: what an any_source receive searches.
+  ilist<unexpected, &unexpected::any_next, &unexpected::any_prev> arrived_;
   std::size_t unexpected_count_ = 0;
 };
 

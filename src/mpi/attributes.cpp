@@ -2,10 +2,16 @@
 // and datatypes under keys it created, with callbacks the layer runs when the object is duplicated
 // (copy) and when the value goes (delete: MPI_*_delete_attr, overwriting it, freeing the object).
 //
-// Keyvals of both kinds share one numbering. A freed keyval can no longer be used by the program,
-// but the attributes still cached under it keep it alive for their callbacks: it goes when the
-// last of them is deleted. The predefined keys (MPI_TAG_UB ...) are read-only and answered on
-// every communicator.
+// Keyvals of both kinds share one numbering. A freed keyval (MPI-3.1 6.7.2: "the actual free does
+// not transpire until after all references ... have been freed") stays while attributes are
+// cached under it: their callbacks still run on dup and free, and the program may still read and
+// delete them under the keyval's number; only new attachments are refused. It goes when the last
+// of them is deleted, and its number then names nothing. The predefined keys (MPI_TAG_UB ...) are
+// read-only and answered on every communicator.
+//
+// An object's attributes are deleted in the reverse of the order they were set: MPI-3.1 8.7.1
+// requires it of MPI_COMM_SELF's at MPI_Finalize, and the same order serves every object.
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <type_traits>
@@ -72,8 +78,15 @@ struct kind<MPI_Datatype> {
   }
 };
 
-/// A keyval the program may use on objects of kind `for_comms`.
-keyval& usable(int key, bool for_comms) {
+/// Where the attribute under `key` is in `attributes` (end() when absent).
+attribute_map::iterator find(attribute_map& attributes, int key) {
+  return std::find_if(attributes.begin(), attributes.end(),
+                      [key](const auto& attribute) { return attribute.first == key; });
+}
+
+/// A keyval the program may use on objects of kind `for_comms`: one it created and, unless
+/// `attaching`, also one it freed while attributes still use it.
+keyval& usable(int key, bool for_comms, bool attaching = false) {
   const char* noun = for_comms ? "communicator" : "datatype";
   if (predefined_key(key)) {
     fail(MPI_ERR_KEYVAL, "keyval {} is predefined (MPI_TAG_UB ... MPI_APPNUM): read-only", key);
@@ -82,7 +95,9 @@ keyval& usable(int key, bool for_comms) {
   if (it == keyvals().end()) {
     fail(MPI_ERR_KEYVAL, "{} is not a {} keyval (never created, or freed)", key, noun);
   }
-  if (it->second.freed) fail(MPI_ERR_KEYVAL, "keyval {} was freed", key);
+  if (it->second.freed && attaching) {
+    fail(MPI_ERR_KEYVAL, "keyval {} was freed: no new attribute can be set under it", key);
+  }
   if (it->second.for_comms != for_comms) {
     fail(MPI_ERR_KEYVAL, "keyval {} was created for {}s, not {}s", key,
          it->second.for_comms ? "communicator" : "datatype", noun);
@@ -108,21 +123,29 @@ template <class Handle>
 template <class Handle>
 void remove(Handle h, int key) {
   attribute_map& attributes = kind<Handle>::attributes(h);
-  auto it = attributes.find(key);
+  auto it = find(attributes, key);
   if (it == attributes.end()) return;
   // Copied out first: the callback may itself change the object's attributes.
   const keyval k = keyvals().at(key);
   const int code = kind<Handle>::erase(k, h, key, it->second);
   if (code != MPI_SUCCESS) callback_failed<Handle>("delete", key, code);
-  if (attributes.erase(key) > 0) uncache(key);
+  it = find(attributes, key);  // looked up again: the callback may have changed the others
+  if (it != attributes.end()) {
+    attributes.erase(it);
+    uncache(key);
+  }
 }
 
 template <class Handle>
 void set(Handle h, int key, void* value) {
-  usable(key, kind<Handle>::for_comms);
+  usable(key, kind<Handle>::for_comms, true);
   attribute_map& attributes = kind<Handle>::attributes(h);
-  remove(h, key);  // an overwritten value is deleted as if by MPI_*_delete_attr
-  if (attributes.emplace(key, value).second) ++keyvals().at(key).cached;
+  // An overwritten value is deleted as if by MPI_*_delete_attr; the new one is the most recently
+  // set (deleted first).
+  remove(h, key);
+  if (find(attributes, key) != attributes.end()) return;  // (a delete callback set it again)
+  attributes.emplace_back(key, value);
+  ++keyvals().at(key).cached;
 }
 
 template <class Handle>
@@ -144,7 +167,9 @@ void copy_all(Handle from, Handle to) {
       }
       callback_failed<Handle>("copy", key, code);
     }
-    if (flag && kind<Handle>::attributes(to).emplace(key, copied).second) {
+    attribute_map& copies = kind<Handle>::attributes(to);
+    if (flag && find(copies, key) == copies.end()) {
+      copies.emplace_back(key, copied);
       ++keyvals().at(key).cached;
     }
   }
@@ -153,7 +178,7 @@ void copy_all(Handle from, Handle to) {
 template <class Handle>
 void delete_all(Handle h) {
   attribute_map& attributes = kind<Handle>::attributes(h);
-  while (!attributes.empty()) remove(h, std::prev(attributes.end())->first);
+  while (!attributes.empty()) remove(h, attributes.back().first);  // the most recently set first
 }
 
 /// The value of a predefined key: the address of an int, as MPI_Comm_get_attr returns it (one int
@@ -229,7 +254,7 @@ int get_comm_attr(MPI_Comm c, int key, void* attribute_val, int* flag) {
     return MPI_SUCCESS;
   }
   usable(key, true);
-  auto it = c->attributes.find(key);
+  auto it = find(c->attributes, key);
   *flag = it != c->attributes.end();
   if (*flag) *static_cast<void**>(attribute_val) = it->second;
   return MPI_SUCCESS;
@@ -379,7 +404,7 @@ int PMPI_Type_get_attr(MPI_Datatype t, int key, void* attribute_val, int* flag) 
       fail(MPI_ERR_ARG, "the attribute_val or flag pointer is null");
     }
     usable(key, false);
-    auto it = t->attributes.find(key);
+    auto it = find(t->attributes, key);
     *flag = it != t->attributes.end();
     if (*flag) *static_cast<void**>(attribute_val) = it->second;
     return MPI_SUCCESS;

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/threads.hpp"
+#include "mpi/handles.hpp"
 #include "mpi/objects.hpp"
 
 namespace rmpl::mpi {
@@ -130,25 +131,27 @@ void require_initialized();
 
 // ---- checks: the object a handle names, or an mpi::error that names the handle and function ----
 
-/// Why `c` is not a live communicator (not initialised, MPI_COMM_NULL, freed, another handle).
-[[noreturn]] void bad_comm(MPI_Comm c);
-/// Why `t` is not a live (committed) datatype.
-[[noreturn]] void bad_datatype(MPI_Datatype t, bool committed);
+/// comm() and datatype() for a handle outside the inline ranges (handles.hpp): the exact test,
+/// then the object, or an error that says why it is none (not initialised, MPI_COMM_NULL, no
+/// object of the library, freed, another kind of handle, not committed).
+[[gnu::cold]] rmpl_mpi_comm& checked_comm(MPI_Comm c);
+[[gnu::cold]] rmpl_mpi_datatype& checked_datatype(MPI_Datatype t, bool committed);
 
-/// A live communicator (not MPI_COMM_NULL, not freed, not another kind of handle). Inline: every
-/// call checks its handles, and the check must cost a few instructions, not a call.
+/// A live communicator (not MPI_COMM_NULL, not freed, not another kind of handle, not an address
+/// outside the layer's objects: handles.hpp). Inline: every call checks its handles, and the
+/// check must cost a few instructions, not a call.
 inline rmpl_mpi_comm& comm(MPI_Comm c) {
-  if (c != nullptr && c->tag == magic::comm && c->impl) [[likely]] {
+  if (fast_live_object(c, magic::comm)) [[likely]] {  // live: it has its kernel communicator
     return *c;
   }
-  bad_comm(c);
+  return checked_comm(c);
 }
 /// A live datatype; with `committed`, one that may be used for communication.
 inline rmpl_mpi_datatype& datatype(MPI_Datatype t, bool committed = true) {
-  if (t != nullptr && t->tag == magic::datatype && (t->committed || !committed)) [[likely]] {
+  if (fast_live_object(t, magic::datatype) && (t->committed || !committed)) [[likely]] {
     return *t;
   }
-  bad_datatype(t, committed);
+  return checked_datatype(t, committed);
 }
 rmpl_mpi_group& group(MPI_Group g);
 rmpl_mpi_op& op(MPI_Op o);

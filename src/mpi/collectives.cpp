@@ -1145,7 +1145,7 @@ void neighbor_alltoallw(const void* sendbuf, const int* scounts, const MPI_Aint*
 
 /// The kernel's view of `c` when `c` is a live intracommunicator; null otherwise.
 inline const detail::comm_impl* fast_intra(MPI_Comm c) noexcept {
-  if (c != nullptr && c->tag == magic::comm && c->impl && !c->inter) [[likely]] {
+  if (fast_live_object(c, magic::comm) && !c->inter) [[likely]] {
     return c->impl.get();
   }
   return nullptr;
@@ -1160,8 +1160,8 @@ inline bool rank_of(const detail::comm_impl& k, int root) noexcept {
 /// `buf` are the kernel's bytes as they lie (a live plain datatype; `buf` not MPI_IN_PLACE, and
 /// null only with no elements). Then `data` is set to those bytes.
 inline bool plain_data(const void* buf, int n, MPI_Datatype type, bytes_out& data) noexcept {
-  if (buf == MPI_IN_PLACE || type == nullptr || type->tag != magic::datatype || !type->plain ||
-      n < 0 || (buf == nullptr && n != 0)) {
+  if (buf == MPI_IN_PLACE || !fast_live_object(type, magic::datatype) || !type->plain || n < 0 ||
+      (buf == nullptr && n != 0)) {
     return false;
   }
   // `plain` bounds the size: the product cannot overflow.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "api/runtime.hpp"
 #include "mpi/attributes.hpp"
@@ -192,29 +193,32 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
     const rmpl_mpi_comm& old = comm(c);
     checked_out(newcomm);
     if (request == nullptr) fail(MPI_ERR_ARG, "the request handle pointer is null");
-    if (old.inter) {
-      // An intercommunicator's agreement spans both groups (detail::intercomm_dup) and runs to
-      // its end here: the request only reports completion.
-      *newcomm = duplicate(c);
-      *request = completed_request(c, request_kind::collective,
-                                   MPI_Status{MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0});
-      return MPI_SUCCESS;
-    }
     // The new handle gets what it inherits now (c may be freed before the request completes); the
     // members' agreement on its context goes on in the background, and *newcomm is written when
-    // the request completes (MPI-3.1 5.12: it may not be used before).
+    // the request completes (MPI-3.1 5.12: it may not be used before). An intercommunicator's
+    // agreement spans both groups, and its local group's communicator is agreed on in the same
+    // request.
     MPI_Comm copy = inherit(c, comms().make());
+    copy->inter = old.inter;
+    copy->tag = magic::inactive;  // no kernel communicator yet
     std::shared_ptr<rmpl::detail::pending_dup> pending;
     rmpl::detail::request_id id = rmpl::detail::null_request;
     try {
-      id = rmpl::detail::idup(*old.impl, pending);
+      id = old.inter ? rmpl::detail::intercomm_idup(*old.impl, *old.local_group, pending)
+                     : rmpl::detail::idup(*old.impl, pending);
     } catch (...) {
       discard_comm(copy);
       throw;
     }
     *request = make_request(c, request_kind::collective, id,
                             [copy, newcomm, pending = std::move(pending)](MPI_Status&) {
-                              copy->impl = rmpl::detail::finish_dup(*pending);
+                              if (copy->inter) {
+                                std::tie(copy->impl, copy->local_group) =
+                                    rmpl::detail::finish_intercomm_dup(*pending);
+                              } else {
+                                copy->impl = rmpl::detail::finish_dup(*pending);
+                              }
+                              copy->tag = magic::comm;
                               *newcomm = copy;
                             });
     return MPI_SUCCESS;

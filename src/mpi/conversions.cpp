@@ -21,26 +21,39 @@ namespace {
 template <class Handle>
 class handle_table {
  public:
-  handle_table(magic kind, std::initializer_list<Handle> predefined) : kind_(kind) {
+  // The predefined handles are numbered whatever their state (MPI_COMM_WORLD is inactive before
+  // MPI_Init), and always convert.
+  handle_table(magic kind, std::initializer_list<Handle> predefined)
+      : kind_(kind), predefined_(predefined.size()) {
     by_index_.push_back(nullptr);
-    for (Handle h : predefined) to_fortran(h);
+    for (Handle h : predefined) {
+      index_of_.emplace(h, static_cast<MPI_Fint>(by_index_.size()));
+      by_index_.push_back(h);
+    }
   }
 
   MPI_Fint to_fortran(Handle h) {
-    if (h == nullptr || h->tag != kind_) return 0;
-    const auto [at, added] = index_of_.try_emplace(h, static_cast<MPI_Fint>(by_index_.size()));
-    if (added) by_index_.push_back(h);
-    return at->second;
+    // Looked up by address first (no access to *h): only a new handle must be a live object.
+    if (auto it = index_of_.find(h); it != index_of_.end()) {
+      return static_cast<std::size_t>(it->second) <= predefined_ || h->tag == kind_ ? it->second
+                                                                                    : 0;
+    }
+    if (!live_object(h, kind_)) return 0;
+    index_of_.emplace(h, static_cast<MPI_Fint>(by_index_.size()));
+    by_index_.push_back(h);
+    return static_cast<MPI_Fint>(by_index_.size() - 1);
   }
 
   Handle to_c(MPI_Fint f) const {
     if (f <= 0 || static_cast<std::size_t>(f) >= by_index_.size()) return nullptr;
     Handle h = by_index_[static_cast<std::size_t>(f)];
+    if (static_cast<std::size_t>(f) <= predefined_) return h;
     return h->tag == kind_ ? h : nullptr;  // freed since: no handle
   }
 
  private:
   magic kind_;
+  std::size_t predefined_;  ///< indices 1 .. predefined_ are the predefined handles
   std::vector<Handle> by_index_;
   std::unordered_map<Handle, MPI_Fint> index_of_;
 };

@@ -28,8 +28,17 @@
 // the library, and nowhere else. Its value is never read.
 const char rmpl_mpi_h_needs_rmpl_libmpi = 0;
 
-struct rmpl_mpi_comm rmpl_mpi_comm_world;
-struct rmpl_mpi_comm rmpl_mpi_comm_self;
+namespace {
+rmpl_mpi_comm inactive_comm() {
+  rmpl_mpi_comm c;
+  c.tag = rmpl::mpi::magic::inactive;
+  return c;
+}
+}  // namespace
+// Inactive (magic::inactive) until MPI_Init and again after MPI_Finalize; constructed first, as
+// the predefined datatypes are (datatypes.cpp).
+__attribute__((init_priority(200))) struct rmpl_mpi_comm rmpl_mpi_comm_world = inactive_comm();
+__attribute__((init_priority(200))) struct rmpl_mpi_comm rmpl_mpi_comm_self = inactive_comm();
 
 namespace rmpl::mpi {
 namespace {
@@ -56,6 +65,8 @@ void start_mpi(core::threads::level level) {
   rmpl_mpi_comm_self.impl = std::make_shared<detail::comm_impl>(std::move(self));
   rmpl_mpi_comm_self.name = "MPI_COMM_SELF";
   rmpl_mpi_comm_self.predefined = true;
+  rmpl_mpi_comm_world.tag = magic::comm;
+  rmpl_mpi_comm_self.tag = magic::comm;
   // MPI_Bsend needs a buffer attached with MPI_Buffer_attach (the C++ API's default of 16 MiB
   // would hide a program's missing attach until it runs elsewhere).
   e.attach_buffer(0);
@@ -125,9 +136,16 @@ int PMPI_Is_thread_main(int* flag) {
 int PMPI_Finalize(void) {
   return call(nullptr, "MPI_Finalize", [&] {
     require_initialized();
-    finalize_requests();
-    // Attributes on MPI_COMM_SELF are deleted first, their delete callbacks run (MPI-3.1 8.7.1).
+    // MPI_COMM_SELF's attributes are deleted first, most recently set first, before anything else
+    // of the library goes (MPI-3.1 8.7.1): their delete callbacks may still call any MPI function
+    // (MPI_Finalized still says false). Then MPI_COMM_WORLD's, as if it were freed, so that their
+    // callbacks too run while MPI works. A failing callback fails MPI_Finalize, which the program
+    // may call again.
     delete_attributes(MPI_COMM_SELF);
+    delete_attributes(MPI_COMM_WORLD);
+    finalize_requests();
+    rmpl_mpi_comm_world.tag = magic::inactive;
+    rmpl_mpi_comm_self.tag = magic::inactive;
     rmpl_mpi_comm_world.impl.reset();
     rmpl_mpi_comm_self.impl.reset();
     now = phase::after;

@@ -154,10 +154,10 @@ int raise(MPI_Comm c, const char* function, int error_class, const std::string& 
   last_messages()[error_class] = text;
   // The handler of `c` if it is a live communicator, else MPI_COMM_WORLD's.
   MPI_Comm target = c;
-  if (target == nullptr || target->tag != magic::comm) target = MPI_COMM_WORLD;
+  if (!live_object(target, magic::comm)) target = MPI_COMM_WORLD;
   MPI_Errhandler h = target->errhandler ? target->errhandler : MPI_ERRORS_ARE_FATAL;
   if (h == MPI_ERRORS_RETURN) return error_class;
-  if (h != MPI_ERRORS_ARE_FATAL && h->tag == magic::errhandler && h->function != nullptr) {
+  if (h != MPI_ERRORS_ARE_FATAL && live_object(h, magic::errhandler) && h->function != nullptr) {
     int code = error_class;
     h->function(&target, &code);
     return error_class;
@@ -203,6 +203,9 @@ int thread_misuse(MPI_Comm comm, const char* function, bool concurrent) noexcept
 
 rmpl_mpi_errhandler& errhandler(MPI_Errhandler e) {
   if (e == nullptr) fail(MPI_ERR_ARG, "the error handler is MPI_ERRHANDLER_NULL");
+  if (!owned(e)) {
+    fail(MPI_ERR_ARG, "error handler {} is no object of the library", static_cast<const void*>(e));
+  }
   if (e->tag != magic::errhandler) {
     fail(MPI_ERR_ARG, "{} is not an error handler (freed, or another kind of handle)",
          static_cast<const void*>(e));

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/communicator.hpp"
@@ -35,6 +36,10 @@ enum class magic : std::uint32_t {
   message = 0x6d657367,
   errhandler = 0x65727268,
   info = 0x696e666f,
+  /// A communicator that is not usable yet or any more: MPI_COMM_WORLD and MPI_COMM_SELF before
+  /// MPI_Init and after MPI_Finalize, MPI_Comm_idup's until its request completes. So a live
+  /// communicator always has its kernel communicator, and the fast paths test the tag alone.
+  inactive = 0x696e6163,
 };
 
 struct cartesian {
@@ -56,8 +61,9 @@ struct dist_graph {
   bool weighted = false;
 };
 
-/// A cached attribute value (attributes.cpp).
-using attribute_map = std::map<int, void*>;
+/// The attribute values cached on an object (attributes.cpp): keyval and value, in the order they
+/// were set, which is the reverse of the order they are deleted in when the object goes.
+using attribute_map = std::vector<std::pair<int, void*>>;
 
 }  // namespace rmpl::mpi
 
@@ -70,8 +76,7 @@ struct rmpl_mpi_errhandler {
 
 struct rmpl_mpi_comm {
   rmpl::mpi::magic tag = rmpl::mpi::magic::comm;
-  /// The kernel's communicator (null only for the predefined ones before MPI_Init / after
-  /// MPI_Finalize).
+  /// The kernel's communicator (null only while the tag is magic::inactive).
   rmpl::detail::comm_ptr impl;
   MPI_Errhandler errhandler = nullptr;  ///< null means MPI_ERRORS_ARE_FATAL
   std::string name;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "mpi/handles.hpp"
 #include "mpi/objects.hpp"
 
 namespace rmpl::mpi {
@@ -35,7 +36,7 @@ reduction_plan plan_reduction(MPI_Op op, MPI_Datatype t);
 inline bool direct_reduction(MPI_Op o, const rmpl_mpi_datatype& t, detail::reduction& r) noexcept {
   static_assert(static_cast<unsigned>(detail::builtin_op::maxloc) < 16, "direct_ops has 16 bits");
   // builtin_op::none (user and one-sided operators) is bit 0, never set.
-  if (o == nullptr || o->tag != magic::op ||
+  if (!fast_live_object(o, magic::op) ||
       (t.direct_ops >> static_cast<unsigned>(o->builtin) & 1U) == 0) {
     return false;
   }

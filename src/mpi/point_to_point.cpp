@@ -153,7 +153,7 @@ inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
 /// Whether `type` is a live committed datatype whose `n` elements at `buf` go to the kernel as they
 /// are: the handle test of datatype() and plain(), inline and without a throw.
 inline bool plain_type(const void* buf, int n, MPI_Datatype type) noexcept {
-  return type != nullptr && type->tag == magic::datatype && plain(buf, n, *type);
+  return fast_live_object(type, magic::datatype) && plain(buf, n, *type);
 }
 
 /// The kernel's communicator of `c` when `c` is live and `n` elements of `type` at `buf` go to
@@ -161,7 +161,7 @@ inline bool plain_type(const void* buf, int n, MPI_Datatype type) noexcept {
 /// otherwise: the general path then runs the checks in turn and reports the first that fails.
 inline const core::communicator* fast_comm(const void* buf, int n, MPI_Datatype type,
                                            MPI_Comm c) noexcept {
-  if (c != nullptr && c->tag == magic::comm && c->impl && plain_type(buf, n, type)) [[likely]] {
+  if (fast_live_object(c, magic::comm) && plain_type(buf, n, type)) [[likely]] {
     return &c->impl->kernel;
   }
   return nullptr;
@@ -290,12 +290,18 @@ MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
 /// A derived datatype's own copy for a persistent request (null for a predefined one): the
 /// program may free the type while the request lives (MPI-3.1 4.1.9), and every MPI_Start must
 /// still find it. The copy is self-contained (a type's layout never refers to another type) and
-/// has no attributes, whose callbacks belong to the program's handle.
+/// has no attributes, whose callbacks belong to the program's handle. It lives in the arena
+/// (handles.hpp), as every object the layer passes as a handle does: MPI_Start hands it to the
+/// checks of a send or receive. The pool is never destroyed: a request still alive at exit
+/// releases its copy when the requests' pool goes, whenever that is.
 std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t) {
   if (t.predefined) return nullptr;
-  auto copy = std::make_shared<rmpl_mpi_datatype>(t);
+  static pool<rmpl_mpi_datatype>& copies = *new pool<rmpl_mpi_datatype>;
+  rmpl_mpi_datatype* copy = copies.make();
+  std::shared_ptr<rmpl_mpi_datatype> kept(copy, [](rmpl_mpi_datatype* d) { copies.recycle(d); });
+  *copy = t;
   copy->attributes.clear();
-  return copy;
+  return kept;
 }
 
 /// A persistent send or receive: MPI_Start runs `start_send`/`start_recv` with the same
@@ -351,12 +357,18 @@ MPI_Message take_message(const rmpl_mpi_comm& c, MPI_Comm handle, const rmpl::st
   return m;
 }
 
+/// The communicator whose error handler reports a failure of a receive of `*message`: the
+/// message's, when it is one (else MPI_COMM_WORLD's).
+MPI_Comm comm_of(const MPI_Message* message) noexcept {
+  return message != nullptr && live_object(*message, magic::message) ? (*message)->comm : nullptr;
+}
+
 /// The message a handle names; the handle becomes MPI_MESSAGE_NULL (a message is received once).
 rmpl_mpi_message* claim_message(MPI_Message* message) {
   if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
   rmpl_mpi_message* m = *message;
   if (m == MPI_MESSAGE_NULL) fail(MPI_ERR_REQUEST, "the message is MPI_MESSAGE_NULL");
-  if (m->tag != magic::message) {
+  if (!live_object(m, magic::message)) {
     fail(MPI_ERR_REQUEST, "{} is not a message (received already?)", static_cast<const void*>(m));
   }
   *message = MPI_MESSAGE_NULL;
@@ -734,7 +746,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* messag
 }
 
 int PMPI_Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
-  return call(message && *message ? (*message)->comm : nullptr, "MPI_Mrecv", [&]() -> int {
+  return call(comm_of(message), "MPI_Mrecv", [&]() -> int {
     rmpl_mpi_message* m = claim_message(message);
     store_status(receive_message(*m, buf, n, type), status);
     return MPI_SUCCESS;
@@ -742,7 +754,7 @@ int PMPI_Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_St
 }
 
 int PMPI_Imrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
-  return call(message && *message ? (*message)->comm : nullptr, "MPI_Imrecv", [&]() -> int {
+  return call(comm_of(message), "MPI_Imrecv", [&]() -> int {
     check_request_out(request);
     rmpl_mpi_message* m = claim_message(message);
     MPI_Comm c = m->comm;

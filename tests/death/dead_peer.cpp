@@ -7,7 +7,8 @@
 //   DEATH   how the victim (rank VICTIM, the last rank by default) ends: segv, abort, exit0
 //   (exit(0)
 //           without finalizing), exit3, sigkill (raise(SIGKILL)), hang (waits to be killed from
-//           outside; the script writes STAMP)
+//           outside; the script writes STAMP), exit0_on_stamp (waits for the script to write STAMP,
+//           then exits 0 without finalizing)
 //   OP      what the others are blocked in when it dies: recv, irecv (wait on an irecv), probe,
 //           ssend, sendrecv, barrier, broadcast, reduce, allreduce, alltoall, gather, scatter,
 //           allgather, scan, reduce_scatter, finalize (the session's end); or startup (the victim
@@ -19,8 +20,8 @@
 // a broadcast root, and block only in a later one) and prints one line:
 //   rank R: OP failed 3.2 ms after the death (call 4 blocked 154.1 ms): <error text>
 // where "after the death" counts from the later of the death and the start of the failing call.
-// It exits 0 when the error was errc::dead_rank, 1 for any other error, 4 when OP never failed
-// within 10 s.
+// It exits 0 when the error was errc::dead_rank (DEAD_PEER_SURVIVOR_STATUS if set), 1 for any
+// other error, 4 when OP never failed within 10 s.
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -62,6 +63,10 @@ std::optional<double> death_time(const char* stamp) {
 [[noreturn]] void die(const std::string& death, const char* stamp) {
   if (death == "hang") {
     for (;;) ::pause();  // killed from outside; the script writes the stamp
+  }
+  if (death == "exit0_on_stamp") {
+    while (!death_time(stamp)) ::usleep(5'000);  // the script chooses the moment
+    std::exit(0);  // the session is still alive: rmpl is not finalized
   }
   {
     timespec ts{};
@@ -154,7 +159,10 @@ int report(int rank, const std::string& op, const rmpl::error& e, steady::time_p
                 op.c_str(), calls, blocked, e.what());
   }
   std::fflush(stdout);
-  return e.code() == rmpl::errc::dead_rank ? 0 : 1;
+  if (e.code() != rmpl::errc::dead_rank) return 1;
+  // As a program that ends with an error status of its own once a peer has died.
+  const char* status = std::getenv("DEAD_PEER_SURVIVOR_STATUS");
+  return status ? std::atoi(status) : 0;
 }
 
 }  // namespace
@@ -193,7 +201,9 @@ int main(int argc, char** argv) {
   print_segment_inode(me);
   world.barrier();  // everyone joined: the death happens inside the job
   if (me == victim) {
-    if (death == "hang") std::printf("rank %d: victim pid %d\n", me, static_cast<int>(::getpid()));
+    if (death == "hang" || death == "exit0_on_stamp") {
+      std::printf("rank %d: victim pid %d\n", me, static_cast<int>(::getpid()));
+    }
     ::usleep(50'000);  // the others are blocked by now (or block later: timed from then)
     die(death, stamp);
   }

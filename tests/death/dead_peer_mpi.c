@@ -3,7 +3,9 @@
  *
  *   dead_peer_mpi DEATH OP STAMP MARKER
  *
- *   DEATH  exit3 or sigkill (the last rank, after MPI_Init and a barrier)
+ *   DEATH  exit3 or sigkill (the last rank, after MPI_Init and a barrier), or hang (it prints
+ *          "rank R: victim pid P" and waits, outside MPI, to be killed from outside; the script
+ *          writes STAMP)
  *   OP     recv (MPI_Recv from it), allreduce, iprobe (an MPI_Iprobe loop), sendrecv,
  *          test (an MPI_Irecv from it and an MPI_Test loop), testall (MPI_Iallreduce, MPI_Testall),
  *          finalize (MPI_Finalize, which waits for every rank: it must return the failure, not
@@ -42,6 +44,10 @@ int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const int victim = size - 1;
   MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == victim && strcmp(death, "hang") == 0) {
+    printf("rank %d: victim pid %d\n", rank, (int)getpid());
+    for (;;) pause();
+  }
   if (rank == victim) {
     usleep(100000); /* the others are blocked by now */
     FILE* f = fopen(stamp, "w");

@@ -231,6 +231,13 @@ if [[ -n $VANISHED_SENDER ]]; then
       sender=$(cat "$dir/ready")
       kill -STOP "$job_pid"
       kill -KILL "$sender"
+      # SIGKILL takes effect when the victim next runs: on a loaded machine its memory could still
+      # be there for the receivers' single copy (the receive then succeeded, 1 run in ~10). It is
+      # gone once the victim is a zombie (which it stays: its parent, rmplrun, is stopped).
+      for ((i = 0; i < 200; i++)); do
+        [[ $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$sender/stat" 2>/dev/null) == Z ]] && break
+        sleep 0.01
+      done
       touch "$dir/go"
       sleep 0.5  # the receivers meet the vanished process while the segment says nothing
       kill -CONT "$job_pid"

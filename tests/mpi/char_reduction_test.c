@@ -8,17 +8,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "predefined_ops.h"
 
 static int rank, size;
-
-enum { N_OPS = 10 };
-static const char* op_names[N_OPS] = {"MAX", "MIN",  "SUM",  "PROD", "LAND",
-                                      "LOR", "LXOR", "BAND", "BOR",  "BXOR"};
-static MPI_Op op_at(int k) {
-  MPI_Op ops[N_OPS] = {MPI_MAX, MPI_MIN,  MPI_SUM,  MPI_PROD, MPI_LAND,
-                       MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR,  MPI_BXOR};
-  return ops[k];
-}
 
 /* Rank r's element i for operator k: sums of up to 8 ranks stay below 100, products of the factors
  * 1 and 2 below 64 over the first 6 ranks (later ranks give 1), zeros among the logical inputs. */
@@ -29,35 +21,10 @@ static int input(int r, int i, int k) {
   return (r * 5 + i * 3) % 97;
 }
 
-static int combine(int a, int b, int k) {
-  switch (k) {
-    case 0:
-      return a > b ? a : b;
-    case 1:
-      return a < b ? a : b;
-    case 2:
-      return a + b;
-    case 3:
-      return a * b;
-    case 4:
-      return (a != 0) && (b != 0);
-    case 5:
-      return (a != 0) || (b != 0);
-    case 6:
-      return (a != 0) != (b != 0);
-    case 7:
-      return a & b;
-    case 8:
-      return a | b;
-    default:
-      return a ^ b;
-  }
-}
-
 /* The reduction over ranks 0..last of element i. */
 static int expected(int last, int i, int k) {
   int v = input(0, i, k);
-  for (int r = 1; r <= last; ++r) v = combine(v, input(r, i, k), k);
+  for (int r = 1; r <= last; ++r) v = (int)apply_op(k, v, input(r, i, k));
   return v;
 }
 

@@ -9,52 +9,22 @@
 #include <string.h>
 
 #include "check.h"
+#include "predefined_ops.h"
 
 static int rank, size;
 
-enum { N_OPS = 10, COUNT = 5 };
-static const char* op_names[N_OPS] = {"MAX", "MIN",  "SUM",  "PROD", "LAND",
-                                      "LOR", "LXOR", "BAND", "BOR",  "BXOR"};
-static MPI_Op op_at(int k) {
-  MPI_Op ops[N_OPS] = {MPI_MAX, MPI_MIN,  MPI_SUM,  MPI_PROD, MPI_LAND,
-                       MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR,  MPI_BXOR};
-  return ops[k];
-}
-
+enum { COUNT = 5 };
 /* Rank r's element i: small, with zeros for the logical operators; products stay exact. */
 static int input(int r, int i, int k) {
   if (k == 3) return 1 + (r + i) % 2;
   if (k >= 4 && k <= 6) return (r + i) % 3 == 0 ? 0 : r + i;
   return (r * 13 + i * 7) % 29 - 9;
 }
-static long apply(int k, long a, long b) {
-  switch (k) {
-    case 0:
-      return a > b ? a : b;
-    case 1:
-      return a < b ? a : b;
-    case 2:
-      return a + b;
-    case 3:
-      return a * b;
-    case 4:
-      return (a != 0) && (b != 0);
-    case 5:
-      return (a != 0) || (b != 0);
-    case 6:
-      return (a != 0) != (b != 0);
-    case 7:
-      return a & b;
-    case 8:
-      return a | b;
-  }
-  return a ^ b;
-}
 /* The reduction of element i over ranks 0..n-1 (world ranks `first`, `first + 2`, ... on a split
  * communicator of every other rank: see on_comm). */
 static long expected(int k, int i, int first, int stride, int n) {
   long v = input(first, i, k);
-  for (int r = 1; r < n; ++r) v = apply(k, v, input(first + r * stride, i, k));
+  for (int r = 1; r < n; ++r) v = apply_op(k, v, input(first + r * stride, i, k));
   return v;
 }
 

@@ -12,17 +12,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "predefined_ops.h"
 
 static int rank, size;
 
-enum { N_OPS = 10 };
-static const char* op_names[N_OPS] = {"MAX", "MIN",  "SUM",  "PROD", "LAND",
-                                      "LOR", "LXOR", "BAND", "BOR",  "BXOR"};
-static MPI_Op op_at(int k) {
-  MPI_Op ops[N_OPS] = {MPI_MAX, MPI_MIN,  MPI_SUM,  MPI_PROD, MPI_LAND,
-                       MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR,  MPI_BXOR};
-  return ops[k];
-}
 #define ARITH 0x0f   /* max min sum prod */
 #define LOGICAL 0x70 /* land lor lxor */
 #define BITWISE 0x380

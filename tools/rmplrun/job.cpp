@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "affinity.hpp"
+#include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
 #include "output.hpp"
 #include "util.hpp"
@@ -81,6 +82,9 @@ class job {
 
  private:
   void start_leader();
+  /// In the leader, once rmplrun is gone: waits until no rank that joined rmpl still runs, or
+  /// until `until`.
+  void await_joined_ranks(clock::time_point until) const noexcept;
   void start_rank(int rank);
   [[noreturn]] void exec_rank(int rank, tagged_output::rank_pipes pipes);
   void read_signals();
@@ -94,6 +98,9 @@ class job {
   std::optional<failure> failure_of(int rank, pid_t pid, int wait_status);
   /// Ends the job with `status`, after survivors_grace if some rank that joined is still running.
   void fail(int status);
+  /// Some rank other than `rank`, not reaped yet, is marked dead in the segment: by the ranks'
+  /// watch (fabric/shm/liveness.hpp), since rmplrun marks only the ranks it has reaped.
+  bool peer_marked_dead(int rank) const noexcept;
   /// Some rank joined the job (alive or finalized).
   bool anyone_joined() const noexcept;
   /// Some rank that joined rmpl (alive or finalized) is still running: it can notice a death, or
@@ -179,6 +186,9 @@ int job::run() {
   ::setenv("RMPL_SIZE", std::to_string(opt_.nranks).c_str(), 1);
   ::setenv("RMPL_SHM_FD", std::to_string(segment_fd_).c_str(), 1);
   ::setenv("RMPL_LAUNCHER", "rmplrun", 1);
+  // The ranks watch this process (fabric/shm/liveness.hpp): if it dies, those waiting inside rmpl
+  // report the job's end instead of waiting for a launcher that will never answer.
+  ::setenv("RMPL_LAUNCHER_PID", std::to_string(parent_).c_str(), 1);
 
   try {
     start_leader();
@@ -258,19 +268,44 @@ void job::start_leader() {
     sigset_t all;
     ::sigfillset(&all);
     ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    // If rmplrun dies, even by SIGKILL, the leader ends the whole group: the ranks die of their own
-    // PDEATHSIG, but not what they started.
+    // If rmplrun dies, even by SIGKILL, the leader ends the whole group. Ranks that never joined
+    // rmpl die of their own PDEATHSIG at once; ranks that joined cleared it (their watcher notices
+    // the launcher's death and reports it), so they get the survivors' grace to report and end
+    // first, as after a rank's death.
     ::prctl(PR_SET_PDEATHSIG, SIGUSR1);
     sigset_t usr1;
     ::sigemptyset(&usr1);
     ::sigaddset(&usr1, SIGUSR1);
     for (;;) {
-      if (::getppid() != parent_) ::kill(0, SIGKILL);
+      if (::getppid() != parent_) {
+        await_joined_ranks(clock::now() + survivors_grace);
+        ::kill(0, SIGKILL);
+      }
       ::sigwaitinfo(&usr1, nullptr);
     }
   }
   ::setpgid(pid, pid);  // in both processes, so the group exists whichever runs first
   leader_ = pid;
+}
+
+void job::await_joined_ranks(clock::time_point until) const noexcept {
+  // The segment's rank states and pids are still mapped here (view_, inherited at the fork). A pid
+  // is only looked at, never signalled: the group's SIGKILL ends the job. As for survivors_grace,
+  // a finalized rank is waited for too: it may be printing the error its finalize reported.
+  using rmpl::fabric::shm::rank_state;
+  while (clock::now() < until) {
+    bool waiting = false;
+    for (int r = 0; r < opt_.nranks && !waiting; ++r) {
+      const rank_state state = view_.state(r);
+      if (state != rank_state::alive && state != rank_state::finalized) continue;
+      const pid_t pid = view_.pid(r);
+      if (pid <= 0) continue;
+      const rmpl::fabric::shm::process_info p = rmpl::fabric::shm::read_process(pid);
+      waiting = p.exists && !p.zombie;
+    }
+    if (!waiting) return;
+    ::usleep(10'000);
+  }
 }
 
 void job::start_rank(int rank) {
@@ -349,6 +384,10 @@ void job::reap() {
     // Once the job is ending, deaths are the ones rmplrun caused, and once a rank has failed, the
     // others' are its consequences (they report it themselves): neither is a failure to report.
     if (ending_ || failed_) continue;
+    // Likewise when the ranks' own watch saw a death first (rmplrun was stopped meanwhile): the
+    // survivors may have ended, with errors of their own, before rmplrun reaps the dead rank,
+    // which is reported when its turn comes.
+    if (peer_marked_dead(rank)) continue;
     if (auto f = failure_of(rank, pid, wait_status)) {
       say("{}", f->message);
       fail(f->status);
@@ -379,7 +418,10 @@ std::optional<job::failure> job::failure_of(int rank, pid_t pid, int wait_status
     if (state != rank_state::finalized) view_.mark_dead(rank, wait_status);
     return failure{describe(rank, pid, wait_status), exit_status_of(wait_status)};
   }
-  if (state == rank_state::alive) {  // exit(0) inside rmpl: its peers would wait for it forever
+  // exit(0) inside rmpl: its peers would wait for it forever. Dead: a peer's watcher saw it go
+  // first (this launcher was stopped) and marked it; only this launcher marks a rank it has reaped,
+  // and it has not marked this one yet.
+  if (state == rank_state::alive || state == rank_state::dead) {
     view_.mark_dead(rank, wait_status);
     return failure{fmt::format("{} without finalizing rmpl", describe(rank, pid, wait_status)), 1};
   }
@@ -394,6 +436,16 @@ void job::fail(int status) {
   } else {
     begin_end(SIGTERM, status);
   }
+}
+
+bool job::peer_marked_dead(int rank) const noexcept {
+  for (int r = 0; r < opt_.nranks; ++r) {
+    if (r != rank && pids_[static_cast<std::size_t>(r)] != 0 &&
+        view_.state(r) == rmpl::fabric::shm::rank_state::dead) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool job::anyone_joined() const noexcept {

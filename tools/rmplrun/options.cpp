@@ -139,9 +139,9 @@ std::string usage_text() {
       R"(Usage: rmplrun -n N [options] program [args...]
 
 Starts N ranks of program on this host, each with RMPL_RANK (0..N-1), RMPL_SIZE (N),
-RMPL_SHM_FD and RMPL_LAUNCHER=rmplrun in its environment. When a rank fails (non-zero exit or
-killed by a signal) the others are ended and rmplrun exits with that rank's status (128+signal
-for a signal). SIGINT, SIGTERM and SIGHUP are forwarded to the ranks.
+RMPL_SHM_FD, RMPL_LAUNCHER=rmplrun and RMPL_LAUNCHER_PID in its environment. When a rank
+fails (non-zero exit or killed by a signal) the others are ended and rmplrun exits with that
+rank's status (128+signal for a signal). SIGINT, SIGTERM and SIGHUP are forwarded to the ranks.
 
 Options:
   -n N, -np N         number of ranks (1 to {})

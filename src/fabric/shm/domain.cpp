@@ -53,6 +53,10 @@ domain::domain() {
     if (rank_ >= size_) {
       base::fail(errc::invalid_argument, "RMPL_RANK={} is not below RMPL_SIZE={}", rank_, size_);
     }
+    // The launcher, watched like a peer (fabric/shm/liveness.hpp): rmplrun names itself.
+    launcher_pid_ = env_int("RMPL_LAUNCHER_PID", 0, 0, INT_MAX);
+    const char* name = std::getenv("RMPL_LAUNCHER");
+    launcher_name_ = name && *name ? name : "launcher";
   } else {
     fd = create_job_segment(1);  // a job of one: started without rmplrun
     own_segment = true;
@@ -96,6 +100,9 @@ domain::domain() {
   probe_value_ = me.probe_value;
   me.pid.store(static_cast<std::int32_t>(::getpid()), std::memory_order_relaxed);
   me.state.store(rank_state::alive, std::memory_order_release);
+  if (size_ > 1 || launcher_pid_ != 0) {
+    watcher_ = std::make_unique<watcher>(*head_, infos_, size_, rank_, launcher_pid_);
+  }
   startup_barrier();
   pids_.resize(size_);
   for (int r = 0; r < size_; ++r) pids_[r] = infos_[r].pid.load(std::memory_order_acquire);
@@ -112,6 +119,9 @@ void domain::wake(doorbell& b) noexcept {
 }
 
 void domain::sleep(std::uint32_t value, int timeout_ms) const noexcept {
+  // Only here, on the way to sleep: never on the fast path. Every wait of the library sleeps
+  // through this function with a bounded timeout, so a waiting rank checks at least that often.
+  check_liveness();
   doorbell& b = infos_[rank_].bell;
   futex_wait(&b.ring, value, timeout_ms);
   b.sleeping.store(0, std::memory_order_relaxed);
@@ -128,8 +138,18 @@ void domain::wake_own_threads() const noexcept {
 }
 
 std::string domain::describe_death(int r) const {
+  if (r == size_) {
+    return fmt::format(
+        "the job's launcher ({}, pid {}) is gone: killed or ended before its ranks; the job is "
+        "over",
+        launcher_name_, launcher_pid_);
+  }
   if (r < 0 || r >= size_) return "an unknown rank died";
   const int st = infos_[r].exit_status.load(std::memory_order_relaxed);
+  if (st == wait_status_unknown) {
+    return fmt::format(
+        "rank {} died (its process is gone, and whoever reaped it did not say how it ended)", r);
+  }
   if (WIFSIGNALED(st)) {
     return fmt::format("rank {} was killed by signal {} ({})", r, WTERMSIG(st),
                        ::strsignal(WTERMSIG(st)));

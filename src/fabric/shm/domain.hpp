@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fabric/shm/layout.hpp"
+#include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
 
 namespace rmpl::fabric::shm {
@@ -99,7 +100,10 @@ class domain {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return value;
   }
-  /// Sleeps until the bell rings (or `timeout_ms` passes), then clears the sleeping flag.
+  /// Sleeps until the bell rings (or `timeout_ms` passes), then clears the sleeping flag. First,
+  /// at most every watcher::interval_ns, checks that the peers and the launcher still run
+  /// (fabric/shm/liveness.hpp): a death found marks the segment and rings this bell too, so the
+  /// sleep returns at once.
   void sleep(std::uint32_t value, int timeout_ms) const noexcept;
   /// sleep() for MPI_THREAD_MULTIPLE, where several threads of the rank may sleep on its bell: the
   /// sleeping flag stays set (the engine clears it when the last of them wakes), so a peer still
@@ -113,10 +117,17 @@ class domain {
   }
 
   // ---- liveness ----
-  /// The first rank the launcher saw die, or -1.
+  /// The first rank seen dead (by the launcher or by a rank's watcher), size() when the job's
+  /// launcher is gone, or -1.
   int failed_rank() const noexcept { return head_->failed_rank.load(std::memory_order_acquire); }
-  /// "rank 3 was killed by signal 9 (Killed)" or "rank 2 exited with status 1".
+  /// "rank 3 was killed by signal 9 (Killed)", "rank 2 exited with status 1", or for size(): "the
+  /// job's launcher (rmplrun, pid 1234) is gone ...".
   std::string describe_death(int r) const;
+  /// Checks the peers' and the launcher's processes if watcher::interval_ns has passed since the
+  /// last check (for waits that do not sleep through sleep()).
+  void check_liveness() const noexcept {
+    if (watcher_) watcher_->check_if_due();
+  }
 
   // ---- job-wide barrier (used at start-up and finalize; the caller keeps progressing) ----
   std::uint32_t barrier_arrive() noexcept;
@@ -159,6 +170,10 @@ class domain {
   bool oversubscribed_ = false;
   int cores_ = 1;
   std::vector<pid_t> pids_;
+  // Owned here, changed by const waits (sleep, check_liveness): this rank's own bookkeeping.
+  std::unique_ptr<watcher> watcher_;
+  pid_t launcher_pid_ = 0;         ///< RMPL_LAUNCHER_PID, or 0
+  std::string launcher_name_;      ///< RMPL_LAUNCHER ("rmplrun"), or "launcher"
   std::uint64_t probe_value_ = 0;  // private memory a peer reads to prove single copy works
 };
 

@@ -1,7 +1,6 @@
 #include "fabric/shm/segment.hpp"
 
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -14,6 +13,7 @@
 
 #include "base/config.hpp"
 #include "base/error.hpp"
+#include "fabric/shm/liveness.hpp"
 #include "fabric/shm/memory.hpp"
 
 namespace rmpl::fabric::shm {
@@ -189,16 +189,14 @@ rank_state job_view::state(int rank) const noexcept {
   return infos_[rank].state.load(std::memory_order_acquire);
 }
 
+pid_t job_view::pid(int rank) const noexcept {
+  return infos_[rank].pid.load(std::memory_order_relaxed);
+}
+
 void job_view::mark_dead(int rank, int wait_status) noexcept {
-  if (rank < 0 || rank >= nranks_) return;
-  infos_[rank].exit_status.store(wait_status, std::memory_order_relaxed);
-  infos_[rank].state.store(rank_state::dead, std::memory_order_release);
-  std::int32_t none = -1;
-  head_->failed_rank.compare_exchange_strong(none, rank, std::memory_order_acq_rel);
-  for (int r = 0; r < nranks_; ++r) {
-    infos_[r].bell.ring.fetch_add(1, std::memory_order_release);
-    ::syscall(SYS_futex, &infos_[r].bell.ring, FUTEX_WAKE, 1, nullptr, nullptr, 0);
-  }
+  // The ranks' watchers mark the same way (a rank found gone while this launcher was stopped):
+  // whichever comes second changes nothing that matters (same status, failed_rank set once).
+  shm::mark_dead(*head_, infos_, nranks_, rank, wait_status);
 }
 
 mapping::mapping(int fd) {

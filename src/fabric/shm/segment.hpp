@@ -6,6 +6,8 @@
 // memory.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -37,6 +39,8 @@ class job_view {
 
   /// What `rank` last said of itself: absent (never joined), alive, finalized, or dead.
   rank_state state(int rank) const noexcept;
+  /// The pid `rank` published when it joined (0 before); a rank writes it, so only a hint.
+  pid_t pid(int rank) const noexcept;
   /// Marks `rank` dead (its wait status is `wait_status`) and wakes every rank, so that peers
   /// blocked on it report an error naming it instead of waiting. The first rank marked is the one
   /// the others report.
