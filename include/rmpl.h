@@ -46,6 +46,10 @@ typedef struct rmpl_status {
 typedef uint64_t rmpl_handle;
 
 int rmpl_init(int* argc, char*** argv);
+/* rmpl_init, after which any thread may call any function at any time (MPI_THREAD_MULTIPLE): one
+ * library lock, which waits in several threads let go between progress passes, so they progress
+ * each other's operations. rmpl_init's calls are for one thread at a time. */
+int rmpl_init_threads(int* argc, char*** argv);
 int rmpl_finalize(void);
 int rmpl_self_address(int* rank);
 int rmpl_partition_size(int* size);

@@ -9,6 +9,7 @@
 
 #include "api/runtime.hpp"
 #include "base/error.hpp"
+#include "core/threads.hpp"
 #include "rmpl.h"
 #include "rmpl/types.hpp"
 
@@ -24,6 +25,9 @@ inline std::string& last_c_error() {
 /// RMPL_ERRORS_ARE_FATAL (the world's policy on_error::abort) the error ends the job instead.
 template <class F>
 int guarded(F&& f) noexcept {
+  // After rmpl_init_threads (or MPI_Init_thread with MPI_THREAD_MULTIPLE) the library lock for the
+  // call's span (core/threads.hpp); otherwise a load and a branch.
+  core::threads::guard locked;
   try {
     return f();
   } catch (const rmpl::error& e) {

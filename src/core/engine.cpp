@@ -48,6 +48,11 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
   ring_mask_ = dom_.p().ring_cells - 1;
+  // Under MPI_THREAD_MULTIPLE a thread leaving the library wakes this rank's threads asleep on its
+  // bell (core/threads.hpp).
+  threads::set_self_ring(
+      [](void* d) noexcept { static_cast<const fabric::shm::domain*>(d)->wake_own_threads(); },
+      &dom_);
   limits_ = cell_limits{dom_.p().eager_slots, dom_.p().eager_slot_bytes, 2 * context_pool::pairs,
                         dom_.p().inline_max};
   control_reserve_ = std::max<std::uint64_t>(2, dom_.p().ring_cells / 4);
@@ -74,6 +79,7 @@ void engine::finalize() {
 }
 
 engine::~engine() {
+  threads::set_self_ring(nullptr, nullptr);
   // The C++ session's end (and a process that never finalized explicitly): nobody to return the
   // error to, so it is printed.
   try {

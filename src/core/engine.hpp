@@ -20,6 +20,7 @@
 #include "core/context_pool.hpp"
 #include "core/matching.hpp"
 #include "core/request.hpp"
+#include "core/threads.hpp"
 #include "core/wire.hpp"
 #include "fabric/shm/domain.hpp"
 #include "rmpl/types.hpp"
@@ -152,6 +153,12 @@ class engine {
       return said_done && controls_owed_ == 0;
     };
     if (finished()) return;
+    // MPI_THREAD_MULTIPLE: the caller holds the library lock, which this wait must let go between
+    // passes (out of line from here: a single-threaded wait pays one load and branch).
+    if (threads::locking.load(std::memory_order_relaxed) && threads::held()) [[unlikely]] {
+      wait_threaded(finished);
+      return;
+    }
     unsigned idle = 0;
     for (;;) {
       const bool worked = progress();
@@ -185,7 +192,60 @@ class engine {
     }
   }
 
+  /// Forbids the blocking receive's spin on one ring (MPI_THREAD_MULTIPLE: it would spin holding
+  /// the library lock, keeping out the threads that may be about to send what it waits for).
+  void no_fast_spin() noexcept { tune_.fast_polls = 0; }
+
  private:
+  /// wait_until under MPI_THREAD_MULTIPLE, holding the library lock. Each pass is made holding it;
+  /// between passes it is let go (and the core yielded to a thread waiting for it), so waits in
+  /// several threads take turns and each one's pass progresses the others' requests. A pass that
+  /// moved something rings the rank's own bell when threads sleep on it (what it completed may be
+  /// theirs: the pass, not a peer, finished it, and no peer will ring); so does every call's
+  /// unlock (threads::unlock), since a call (a send to self, a request cancelled or completed) can
+  /// complete another thread's wait without any ring. Several threads may sleep on the bell at
+  /// once: the sleeping flag stays set until the last of them wakes (threads::sleepers, counted
+  /// under the lock), so peers keep ringing. A thread woken for nothing makes one pass and sleeps
+  /// again rather than spinning anew.
+  template <class Finished>
+  void wait_threaded(Finished& finished) {
+    struct asleep {  // the count of sleepers, kept right whatever a pass throws
+      fabric::shm::domain& dom;
+      asleep(fabric::shm::domain& d) : dom(d) { ++threads::sleepers; }
+      ~asleep() {
+        if (--threads::sleepers == 0) dom.cancel_sleep();
+      }
+    };
+    unsigned idle = 0;
+    for (;;) {
+      const bool worked = progress();
+      if (finished()) return;
+      if (halted_) [[unlikely]] {
+        throw_dead_rank();
+      }
+      const unsigned depth = threads::release_all(worked);
+      if (!worked) relax(tune_.yield_when_idle);
+      threads::reacquire(depth);
+      if (worked) {
+        idle = 0;
+        continue;
+      }
+      if (++idle < tune_.spin_polls) continue;
+      const std::uint32_t bell = dom_.prepare_sleep();
+      asleep counted(dom_);
+      const bool moved = progress();
+      if (finished()) return;
+      if (moved) {
+        idle = 0;
+        continue;
+      }
+      if (dom_.failed_rank() >= 0) throw_dead_rank();
+      const unsigned held = threads::release_all(false);
+      dom_.sleep_leaving_flag(bell, 100);
+      threads::reacquire(held);
+    }
+  }
+
   /// A cell waiting for room in a ring: a user message (req) or a control cell (req == nullptr).
   struct pending {
     request* req;

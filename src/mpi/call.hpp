@@ -16,9 +16,11 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
+#include "core/threads.hpp"
 #include "mpi/handles.hpp"
 #include "mpi/objects.hpp"
 
@@ -56,15 +58,72 @@ int raise(MPI_Comm comm, const char* function, int error_class, const std::strin
 /// success path holds nothing of it but a landing pad.
 [[gnu::cold]] int raise_current(MPI_Comm comm, const char* function) noexcept;
 
-/// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`.
+/// `body` (which returns MPI_SUCCESS or an error class) run as MPI function `function` on `comm`,
+/// its failures reported: no thread check, no lock.
 template <class Body>
-int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+int run(MPI_Comm comm, const char* function, Body& body) noexcept {
   // Nothing here on the success path but the body: the handler costs nothing until a throw.
   try {
     return body();
   } catch (...) {
     return raise_current(comm, function);
   }
+}
+
+/// Reports `function` called from a thread the level does not allow (SINGLE, FUNNELED: not the
+/// main thread), or while another thread was inside the library (SERIALIZED), as MPI_ERR_OTHER.
+[[gnu::cold]] int thread_misuse(MPI_Comm comm, const char* function, bool concurrent) noexcept;
+
+/// A call that is not the main thread's under SINGLE/FUNNELED (core/threads.hpp): the level
+/// decides. Out of line: only programs that use threads, or MPI before MPI_Init, come here.
+template <class Body>
+[[gnu::noinline]] int call_checked(MPI_Comm comm, const char* function, Body& body) noexcept {
+  namespace threads = core::threads;
+  if (!threads::active()) return run(comm, function, body);  // before MPI_Init, after Finalize
+  switch (threads::current()) {
+    case threads::level::multiple: {
+      threads::guard locked;
+      return run(comm, function, body);
+    }
+    case threads::level::serialized: {
+      // Best effort, with plain loads and stores: a thread that finds another's mark is refused
+      // before it does anything; one whose mark was overwritten while it ran (the other came in
+      // between its look and its mark) reports it after. Either way two threads that keep
+      // calling at once are caught.
+      std::atomic<const void*>& inside = threads::inside;
+      const void* me = threads::self();
+      const void* before = inside.load(std::memory_order_relaxed);
+      if (before != nullptr && before != me) return thread_misuse(comm, function, true);
+      inside.store(me, std::memory_order_relaxed);
+      const int result = run(comm, function, body);
+      const void* after = inside.load(std::memory_order_relaxed);
+      inside.store(before, std::memory_order_relaxed);
+      if (after != me && result == MPI_SUCCESS) return thread_misuse(comm, function, true);
+      return result;
+    }
+    default:  // SINGLE, FUNNELED, from another thread than the main one
+      return thread_misuse(comm, function, false);
+  }
+}
+
+/// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`.
+/// The main thread under SINGLE or FUNNELED pays one test of a thread-local flag; everything else
+/// goes through call_checked().
+template <class Body>
+int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  if (core::threads::fast) [[likely]] {
+    return run(comm, function, body);
+  }
+  return call_checked(comm, function, body);
+}
+
+/// call() for the functions any thread may call at any level (MPI_Query_thread,
+/// MPI_Is_thread_main, MPI_Error_string, MPI_Grequest_complete...): under MULTIPLE they take the
+/// lock like every call, otherwise they run unchecked.
+template <class Body>
+int call_any_thread(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  core::threads::guard locked;
+  return run(comm, function, body);
 }
 
 /// Throws MPI_ERR_OTHER unless MPI_Init has run and MPI_Finalize has not.

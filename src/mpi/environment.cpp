@@ -1,9 +1,13 @@
 // The environment (MPI's chapter 8): MPI_Init and MPI_Finalize over the kernel shared with rmpl's
 // C++ and C APIs, the predefined communicators, thread levels, timers, names and versions.
 //
-// Thread support is MPI_THREAD_FUNNELED: the kernel is driven by one thread at a time and the
-// layer takes no locks, so only the thread that called MPI_Init may call MPI (what FUNNELED
-// promises). MPI_Init_thread reports that level whatever is asked, as the standard requires.
+// Thread levels (core/threads.hpp, call.hpp): MPI_Init_thread provides what it is asked for, up
+// to MPI_THREAD_MULTIPLE (one library lock, taken by every call); MPI_Init provides
+// MPI_THREAD_SINGLE. Below MULTIPLE a call the level forbids (another thread than the main one
+// under SINGLE or FUNNELED, two threads at once under SERIALIZED) is an error naming the call and
+// the level. Any thread may call MPI_Query_thread, MPI_Is_thread_main, MPI_Initialized,
+// MPI_Finalized, MPI_Get_version, MPI_Get_library_version, MPI_Error_class, MPI_Error_string,
+// MPI_Wtime, MPI_Wtick and MPI_Grequest_complete.
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -11,7 +15,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 
 #include "api/runtime.hpp"
 #include "core/context_pool.hpp"
@@ -42,9 +45,9 @@ namespace {
 
 enum class phase { before, running, after };
 phase now = phase::before;
-std::thread::id main_thread;
+core::threads::level level_now = core::threads::level::single;
 
-void start() {
+void start_mpi(core::threads::level level) {
   if (now == phase::running) fail(MPI_ERR_OTHER, "MPI is already initialized");
   if (now == phase::after)
     fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
@@ -67,7 +70,9 @@ void start() {
   // MPI_Bsend needs a buffer attached with MPI_Buffer_attach (the C++ API's default of 16 MiB
   // would hide a program's missing attach until it runs elsewhere).
   e.attach_buffer(0);
-  main_thread = std::this_thread::get_id();
+  level_now = level;
+  if (level == core::threads::level::multiple) e.no_fast_spin();
+  core::threads::start(level);
   now = phase::running;
 }
 
@@ -91,12 +96,13 @@ void abort_job(int code) noexcept {
 }  // namespace rmpl::mpi
 
 using namespace rmpl::mpi;
+namespace core = rmpl::core;
 
 extern "C" {
 
 int PMPI_Init(int*, char***) {
   return call(nullptr, "MPI_Init", [&] {
-    start();
+    start_mpi(core::threads::level::single);
     return MPI_SUCCESS;
   });
 }
@@ -108,22 +114,22 @@ int PMPI_Init_thread(int*, char***, int required, int* provided) {
            "MPI_THREAD_MULTIPLE (3)",
            required);
     }
-    start();
-    *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    start_mpi(static_cast<core::threads::level>(required));
+    *provided = required;
     return MPI_SUCCESS;
   });
 }
 int PMPI_Query_thread(int* provided) {
-  return call(nullptr, "MPI_Query_thread", [&] {
+  return call_any_thread(nullptr, "MPI_Query_thread", [&] {
     require_initialized();
-    *provided = MPI_THREAD_FUNNELED;
+    *provided = static_cast<int>(level_now);
     return MPI_SUCCESS;
   });
 }
 int PMPI_Is_thread_main(int* flag) {
-  return call(nullptr, "MPI_Is_thread_main", [&] {
+  return call_any_thread(nullptr, "MPI_Is_thread_main", [&] {
     require_initialized();
-    *flag = std::this_thread::get_id() == main_thread;
+    *flag = core::threads::is_main ? 1 : 0;
     return MPI_SUCCESS;
   });
 }
@@ -143,6 +149,7 @@ int PMPI_Finalize(void) {
     rmpl_mpi_comm_world.impl.reset();
     rmpl_mpi_comm_self.impl.reset();
     now = phase::after;
+    core::threads::stop();
     // Waits for every rank. A rank that died before all arrived is this call's failure
     // (MPI_ERR_PROC_FAILED), reported through MPI_COMM_WORLD's handler while the kernel still
     // knows this rank; MPI is finalized either way.
@@ -188,7 +195,7 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
   const int n = std::snprintf(
       version, MPI_MAX_LIBRARY_VERSION_STRING,
       "rmpl %s (MPI %d.%d without one-sided communication, MPI-IO, dynamic processes and the "
-      "tools interface; MPI_THREAD_FUNNELED)",
+      "tools interface; up to MPI_THREAD_MULTIPLE)",
       RMPL_VERSION, MPI_VERSION, MPI_SUBVERSION);
   *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
   return MPI_SUCCESS;

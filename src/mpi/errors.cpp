@@ -183,6 +183,24 @@ int raise_current(MPI_Comm comm, const char* function) noexcept {
   }
 }
 
+int thread_misuse(MPI_Comm comm, const char* function, bool concurrent) noexcept {
+  const char* level = core::threads::name(core::threads::current());
+  try {
+    return raise(comm, function, MPI_ERR_OTHER,
+                 concurrent
+                     ? fmt::format("{} called while another thread was inside MPI, but MPI was "
+                                   "initialized with {} (calls must not overlap: ask "
+                                   "MPI_Init_thread for MPI_THREAD_MULTIPLE)",
+                                   function, level)
+                     : fmt::format("{} called from a thread other than the main thread, but MPI "
+                                   "was initialized with {} (ask MPI_Init_thread for "
+                                   "MPI_THREAD_MULTIPLE to call MPI from any thread)",
+                                   function, level));
+  } catch (...) {  // no memory for the text
+    return MPI_ERR_OTHER;
+  }
+}
+
 rmpl_mpi_errhandler& errhandler(MPI_Errhandler e) {
   if (e == nullptr) fail(MPI_ERR_ARG, "the error handler is MPI_ERRHANDLER_NULL");
   if (!owned(e)) {
@@ -202,7 +220,7 @@ using namespace rmpl::mpi;
 extern "C" {
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
-  return call(nullptr, "MPI_Error_class", [&] {
+  return call_any_thread(nullptr, "MPI_Error_class", [&] {
     if (predefined(errorcode)) {
       *errorclass = errorcode;
     } else if (auto it = added().find(errorcode); it != added().end()) {
@@ -215,7 +233,7 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
 }
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  return call(nullptr, "MPI_Error_string", [&] {
+  return call_any_thread(nullptr, "MPI_Error_string", [&] {
     std::string text;
     if (predefined(errorcode)) {
       text = class_names[errorcode];

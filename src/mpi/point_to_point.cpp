@@ -421,8 +421,8 @@ template <send_mode mode>
 /// ranks goes straight to the kernel's send (which writes a small message inline into the ring at
 /// once). The checks are the inline ones of fast_comm(); anything less simple takes send_in_full().
 template <send_mode mode>
-inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int tag,
-                     MPI_Comm c) noexcept {
+inline int send_direct(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                       MPI_Comm c) noexcept {
   core::engine* e = api::live_engine;
   const core::communicator* k = fast_comm(buf, n, type, c);
   if (e != nullptr && k != nullptr && rank_of(*k, dest)) [[likely]] {
@@ -437,6 +437,29 @@ inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int ta
   return send_in_full<mode>(buf, n, type, dest, tag, c);
 }
 
+/// MPI_Send from a thread that is not the main one below MULTIPLE: under MULTIPLE the same fast
+/// path holding the lock (the general path would cost twice its instructions), otherwise call()'s
+/// checks.
+template <send_mode mode>
+[[gnu::noinline]] int send_threaded(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                                    MPI_Comm c) noexcept {
+  if (!core::threads::locking.load(std::memory_order_relaxed)) {
+    return send_in_full<mode>(buf, n, type, dest, tag, c);
+  }
+  core::threads::guard locked;
+  return send_direct<mode>(buf, n, type, dest, tag, c);
+}
+
+template <send_mode mode>
+inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm c) noexcept {
+  // threads::fast: the main thread below MULTIPLE; any other goes locked or checked.
+  if (core::threads::fast) [[likely]] {
+    return send_direct<mode>(buf, n, type, dest, tag, c);
+  }
+  return send_threaded<mode>(buf, n, type, dest, tag, c);
+}
+
 /// MPI_Recv but its fast path (out of line, so the fast path's frame stays small).
 [[gnu::noinline]] int recv_in_full(void* buf, int n, MPI_Datatype type, int source, int tag,
                                    MPI_Comm c, MPI_Status* status) noexcept {
@@ -444,6 +467,41 @@ inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int ta
     blocking_recv(buf, n, type, source, tag, c, status);
     return MPI_SUCCESS;
   });
+}
+
+/// MPI_Recv's fast path, or the general one (recv_in_full).
+inline int recv_direct(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+                       MPI_Status* status) noexcept {
+  // Contiguous data from one rank of a live communicator goes straight to the kernel's receive
+  // (which takes a small message that is the next cell of its ring at once).
+  core::engine* e = api::live_engine;
+  const core::communicator* k = fast_comm(buf, n, type, c);
+  if (e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
+    try {
+      const rmpl::status s = e->recv(k->context, data_start(buf, *type), plain_bytes(n, type),
+                                     k->to_world(source), tag);
+      if (status != MPI_STATUS_IGNORE) {  // all but MPI_ERROR (call.hpp)
+        status->MPI_SOURCE = source;
+        status->MPI_TAG = s.tag;
+        status->rmpl_cancelled = 0;
+        status->rmpl_bytes = static_cast<MPI_Count>(s.bytes);
+      }
+      return MPI_SUCCESS;
+    } catch (...) {
+      return raise_current(c, "MPI_Recv");
+    }
+  }
+  return recv_in_full(buf, n, type, source, tag, c, status);
+}
+
+/// MPI_Recv from a thread that is not the main one below MULTIPLE (as send_threaded).
+[[gnu::noinline]] int recv_threaded(void* buf, int n, MPI_Datatype type, int source, int tag,
+                                    MPI_Comm c, MPI_Status* status) noexcept {
+  if (!core::threads::locking.load(std::memory_order_relaxed)) {
+    return recv_in_full(buf, n, type, source, tag, c, status);
+  }
+  core::threads::guard locked;
+  return recv_direct(buf, n, type, source, tag, c, status);
 }
 
 }  // namespace
@@ -480,26 +538,10 @@ int PMPI_Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI
 
 int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
               MPI_Status* status) {
-  // Fast path: contiguous data from one rank of a live communicator goes straight to the kernel's
-  // receive (which takes a small message that is the next cell of its ring at once).
-  core::engine* e = api::live_engine;
-  const core::communicator* k = fast_comm(buf, n, type, c);
-  if (e != nullptr && k != nullptr && rank_of(*k, source)) [[likely]] {
-    try {
-      const rmpl::status s = e->recv(k->context, data_start(buf, *type), plain_bytes(n, type),
-                                     k->to_world(source), tag);
-      if (status != MPI_STATUS_IGNORE) {  // all but MPI_ERROR (call.hpp)
-        status->MPI_SOURCE = source;
-        status->MPI_TAG = s.tag;
-        status->rmpl_cancelled = 0;
-        status->rmpl_bytes = static_cast<MPI_Count>(s.bytes);
-      }
-      return MPI_SUCCESS;
-    } catch (...) {
-      return raise_current(c, "MPI_Recv");
-    }
+  if (core::threads::fast) [[likely]] {
+    return recv_direct(buf, n, type, source, tag, c, status);
   }
-  return recv_in_full(buf, n, type, source, tag, c, status);
+  return recv_threaded(buf, n, type, source, tag, c, status);
 }
 
 // ---------------------------------------------------------------- nonblocking

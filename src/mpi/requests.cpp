@@ -696,7 +696,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
 int PMPI_Grequest_complete(MPI_Request request) {
   // Any thread may call this while the program's thread waits on the request: nothing here may
   // touch the request after publishing its completion, since that thread may then free it.
-  return call(comm_of(request), "MPI_Grequest_complete", [&] {
+  return call_any_thread(comm_of(request), "MPI_Grequest_complete", [&] {
     rmpl_mpi_request* r = live(request);
     if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL is not a generalized request");
     if (!r->generalized) {

@@ -127,6 +127,16 @@ void domain::sleep(std::uint32_t value, int timeout_ms) const noexcept {
   b.sleeping.store(0, std::memory_order_relaxed);
 }
 
+void domain::sleep_leaving_flag(std::uint32_t value, int timeout_ms) const noexcept {
+  futex_wait(&infos_[rank_].bell.ring, value, timeout_ms);
+}
+
+void domain::wake_own_threads() const noexcept {
+  doorbell& b = infos_[rank_].bell;
+  b.ring.fetch_add(1, std::memory_order_release);
+  ::syscall(SYS_futex, &b.ring, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+}
+
 std::string domain::describe_death(int r) const {
   if (r == size_) {
     return fmt::format(

@@ -105,6 +105,13 @@ class domain {
   /// (fabric/shm/liveness.hpp): a death found marks the segment and rings this bell too, so the
   /// sleep returns at once.
   void sleep(std::uint32_t value, int timeout_ms) const noexcept;
+  /// sleep() for MPI_THREAD_MULTIPLE, where several threads of the rank may sleep on its bell: the
+  /// sleeping flag stays set (the engine clears it when the last of them wakes), so a peer still
+  /// rings for the others.
+  void sleep_leaving_flag(std::uint32_t value, int timeout_ms) const noexcept;
+  /// Rings this rank's own bell and wakes every thread of it asleep there (a thread that completed
+  /// what another waits for).
+  void wake_own_threads() const noexcept;
   void cancel_sleep() const noexcept {
     infos_[rank_].bell.sleeping.store(0, std::memory_order_relaxed);
   }
