@@ -21,6 +21,9 @@ inline core::engine& kernel() {
 }
 /// Counts an init; the first creates the engine.
 void acquire();
+/// acquire(), then the library lock from now until the last release (rmpl::threads::multiple,
+/// rmpl_init_threads), unless MPI set a thread level first.
+void acquire_multiple();
 /// Counts a finalize; the last destroys the engine (which waits for every rank, and prints the
 /// error if a rank died first).
 void release() noexcept;
