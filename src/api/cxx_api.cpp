@@ -148,33 +148,45 @@ status local(const comm_impl& c, status s) {
 }
 }  // namespace
 
-void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
-          send_mode mode) {
-  core::threads::guard locked;
+// Each X_now is the call itself; X takes the library lock around it under MULTIPLE
+// (api::locked).
+static void send_now(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
+                     send_mode mode) {
   api::kernel().send(c.kernel.context, data, bytes, api::world_dest(c, dest, "send"), tag, mode);
 }
-status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
-  core::threads::guard locked;
+void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
+          send_mode mode) {
+  return api::locked<send_now>(c, data, bytes, dest, tag, mode);
+}
+static status recv_now(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
   return local(c, api::kernel().recv(c.kernel.context, data, capacity,
                                      api::world_peer(c, source, "recv"), tag));
 }
-request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
-                 send_mode mode) {
-  core::threads::guard locked;
+status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+  return api::locked<recv_now>(c, data, capacity, source, tag);
+}
+static request_id isend_now(const comm_impl& c, const void* data, std::size_t bytes, int dest,
+                            int tag, send_mode mode) {
   return api::kernel()
       .start_send(c.kernel.context, data, bytes, api::world_dest(c, dest, "isend"), tag, mode)
       ->id();
 }
-request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
-  core::threads::guard locked;
+request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
+                 send_mode mode) {
+  return api::locked<isend_now>(c, data, bytes, dest, tag, mode);
+}
+static request_id irecv_now(const comm_impl& c, void* data, std::size_t capacity, int source,
+                            int tag) {
   core::request* r = api::kernel().start_recv(c.kernel.context, data, capacity,
                                               api::world_peer(c, source, "irecv"), tag);
   r->source_ranks = c.kernel.local;
   return r->id();
 }
-status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
-                void* rdata, std::size_t capacity, int source, int rtag) {
-  core::threads::guard locked;
+request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+  return api::locked<irecv_now>(c, data, capacity, source, tag);
+}
+static status sendrecv_now(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest,
+                           int stag, void* rdata, std::size_t capacity, int source, int rtag) {
   core::engine& e = api::kernel();
   const int wdest = api::world_dest(c, dest, "sendrecv");
   core::request* r =
@@ -189,28 +201,37 @@ status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int d
   e.wait(r);
   return local(c, e.finish(r));
 }
-status probe(const comm_impl& c, int source, int tag) {
-  core::threads::guard locked;
+status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
+                void* rdata, std::size_t capacity, int source, int rtag) {
+  return api::locked<sendrecv_now>(c, sdata, sbytes, dest, stag, rdata, capacity, source, rtag);
+}
+static status probe_now(const comm_impl& c, int source, int tag) {
   return local(c, api::kernel().probe(c.kernel.context, api::world_peer(c, source, "probe"), tag));
 }
-bool iprobe(const comm_impl& c, int source, int tag, status* out) {
-  core::threads::guard locked;
+status probe(const comm_impl& c, int source, int tag) {
+  return api::locked<probe_now>(c, source, tag);
+}
+static bool iprobe_now(const comm_impl& c, int source, int tag, status* out) {
   if (!api::kernel().iprobe(c.kernel.context, api::world_peer(c, source, "iprobe"), tag, out)) {
     return false;
   }
   *out = local(c, *out);
   return true;
 }
-status wait(request_id& id) {
-  core::threads::guard locked;
+bool iprobe(const comm_impl& c, int source, int tag, status* out) {
+  return api::locked<iprobe_now>(c, source, tag, out);
+}
+static status wait_now(request_id& id) {
   core::engine& e = api::kernel();
   core::request* r = api::request_of(e, id, "wait");
   e.wait(r);
   id = null_request;
   return e.finish(r);
 }
-bool test(request_id& id, status* out) {
-  core::threads::guard locked;
+status wait(request_id& id) {
+  return api::locked<wait_now>(id);
+}
+static bool test_now(request_id& id, status* out) {
   core::engine& e = api::kernel();
   core::request* r = api::request_of(e, id, "test");
   if (!e.test(r)) return false;
@@ -218,20 +239,25 @@ bool test(request_id& id, status* out) {
   *out = e.finish(r);
   return true;
 }
-bool done(request_id id) {
-  core::threads::guard locked;
+bool test(request_id& id, status* out) {
+  return api::locked<test_now>(id, out);
+}
+static bool done_now(request_id id) {
   if (id == null_request) return true;
   core::engine& e = api::kernel();
   return api::request_of(e, id, "done")->done();
 }
-void cancel(request_id id) {
-  core::threads::guard locked;
+bool done(request_id id) {
+  return api::locked<done_now>(id);
+}
+static void cancel_now(request_id id) {
   core::engine& e = api::kernel();
   e.cancel(api::request_of(e, id, "cancel"));
 }
-void release(request_id& id) noexcept {
-  if (id == null_request || !api::initialized()) return;
-  core::threads::guard locked;
+void cancel(request_id id) {
+  return api::locked<cancel_now>(id);
+}
+static void release_now(request_id& id) noexcept {
   core::engine& e = api::kernel();
   core::request* r = e.lookup(id);
   id = null_request;
@@ -244,6 +270,10 @@ void release(request_id& id) noexcept {
                 "): wait for it, test it to completion or cancel it first");
   }
   e.free_request(r);
+}
+void release(request_id& id) noexcept {
+  if (id == null_request || !api::initialized()) return;
+  return api::locked<release_now>(id);
 }
 void empty_request(const char* operation) {
   base::fail(errc::request_invalid,
