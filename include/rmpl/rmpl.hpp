@@ -814,17 +814,33 @@ class communicator {
   int size_ = 0;
 };
 
+/// Which threads may call the library (session's option).
+enum class threads : unsigned char {
+  /// One thread at a time (any thread, under the program's own exclusion); nothing is locked.
+  serialized,
+  /// Any thread at any time, as MPI_THREAD_MULTIPLE: every call holds the library's one lock, and
+  /// waits in several threads take turns progressing everyone's requests.
+  multiple,
+};
+
 /// Joins the job for its lifetime: the first session initialises rmpl, the last one finalises it
 /// (finalize waits for every rank, so no rank leaves while a peer still reads its memory).
 class session {
  public:
   session();
+  /// threads::multiple makes every call of the C++ and C APIs safe from any thread from now until
+  /// the last session ends (create it before the other threads call; unless MPI_Init_thread set a
+  /// level first, which then stays: thread_level() says which applies).
+  explicit session(threads level);
   ~session();
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
   /// Every process of the job.
   communicator world() const;
+  /// threads::multiple when the library lock is on (a session or rmpl_init_threads asked for it,
+  /// or MPI granted MPI_THREAD_MULTIPLE); threads::serialized otherwise.
+  static threads thread_level() noexcept;
   /// Seconds since an arbitrary point, for timing.
   static double wtime() noexcept;
   /// Room for buffered sends (send_mode::buffered), in bytes. The default is 16 MiB.

@@ -15,8 +15,6 @@ using rmpl::api::check_count;
 using rmpl::api::guarded;
 using rmpl::api::require_output;
 
-// Whether rmpl_init_threads set the thread level (rmpl_finalize then clears it with the kernel).
-bool threads_started = false;
 using rmpl::api::to_c;
 constexpr std::uint32_t world = 0;
 
@@ -32,14 +30,7 @@ int rmpl_init(int*, char***) {
 }
 int rmpl_init_threads(int*, char***) {
   return guarded([] {
-    rmpl::api::acquire();
-    // Unless MPI already set a level (it shares the kernel): the library lock from now on, and no
-    // spin of the blocking receive holding it.
-    if (!rmpl::core::threads::active()) {
-      rmpl::core::threads::start(rmpl::core::threads::level::multiple);
-      threads_started = true;
-    }
-    if (rmpl::core::threads::locking.load()) rmpl::api::kernel().no_fast_spin();
+    rmpl::api::acquire_multiple();
     return RMPL_SUCCESS;
   });
 }
@@ -49,10 +40,6 @@ int rmpl_finalize(void) {
       rmpl::base::fail(rmpl::errc::not_initialized, "rmpl_finalize without rmpl_init");
     }
     rmpl::api::release();
-    if (threads_started && !rmpl::api::initialized()) {
-      rmpl::core::threads::stop();
-      threads_started = false;
-    }
     return RMPL_SUCCESS;
   });
 }

@@ -3,6 +3,7 @@
 #include "coll/collectives.hpp"
 #include "api/communicator.hpp"
 #include "api/runtime.hpp"
+#include "core/threads.hpp"
 
 namespace rmpl::detail {
 namespace {
@@ -24,59 +25,75 @@ request_id id_of(core::request* r) noexcept {
 }  // namespace
 
 request_id ibarrier(const comm_impl& c, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_barrier(on(c, how)));
 }
 request_id ibroadcast(const comm_impl& c, bytes_out data, int root, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_broadcast(on(c, how), data, root));
 }
 request_id ireduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, int root,
                    run how) {
+  core::threads::guard locked;
   return id_of(coll::start_reduce(on(c, how), in, out, op, root));
 }
 request_id iallreduce(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op,
                       run how) {
+  core::threads::guard locked;
   return id_of(coll::start_allreduce(on(c, how), in, out, op));
 }
 request_id iscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_scan(on(c, how), in, out, op, false));
 }
 request_id iexscan(const comm_impl& c, bytes_in in, bytes_out out, const reduction& op, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_scan(on(c, how), in, out, op, true));
 }
 request_id ireduce_scatter_block(const comm_impl& c, bytes_in in, bytes_out out,
                                  const reduction& op, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_reduce_scatter_block(on(c, how), in, out, op));
 }
 request_id ireduce_scatter(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
                            const reduction& op, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_reduce_scatter(on(c, how), in, out, recv_counts, op));
 }
 request_id igather(const comm_impl& c, bytes_in in, bytes_out out, int root, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_gather(on(c, how), in, out, root));
 }
 request_id igatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
                     counts displs, int root, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_gatherv(on(c, how), in, out, recv_counts, displs, root));
 }
 request_id iscatter(const comm_impl& c, bytes_in in, bytes_out out, int root, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_scatter(on(c, how), in, out, root));
 }
 request_id iscatterv(const comm_impl& c, bytes_in in, counts send_counts, counts displs,
                      bytes_out out, int root, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_scatterv(on(c, how), in, send_counts, displs, out, root));
 }
 request_id iallgather(const comm_impl& c, bytes_in in, bytes_out out, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_allgather(on(c, how), in, out));
 }
 request_id iallgatherv(const comm_impl& c, bytes_in in, bytes_out out, counts recv_counts,
                        counts displs, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_allgatherv(on(c, how), in, out, recv_counts, displs));
 }
 request_id ialltoall(const comm_impl& c, bytes_in in, bytes_out out, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_alltoall(on(c, how), in, out));
 }
 request_id ialltoallv(const comm_impl& c, bytes_in in, counts send_counts, counts send_displs,
                       bytes_out out, counts recv_counts, counts recv_displs, run how) {
+  core::threads::guard locked;
   return id_of(coll::start_alltoallv(on(c, how), in, send_counts, send_displs, out, recv_counts,
                                      recv_displs));
 }
@@ -84,6 +101,7 @@ request_id ineighbor_exchange(const comm_impl& c, bytes_in in, std::span<const i
                               counts send_counts, counts send_displs, bytes_out out,
                               std::span<const int> sources, counts recv_counts, counts recv_displs,
                               run how) {
+  core::threads::guard locked;
   return id_of(coll::start_neighbor_exchange(on(c, how), in, destinations, send_counts, send_displs,
                                              out, sources, recv_counts, recv_displs));
 }

@@ -14,6 +14,7 @@
 #include "api/runtime.hpp"
 #include "base/error.hpp"
 #include "coll/collectives.hpp"
+#include "core/threads.hpp"
 
 namespace rmpl {
 namespace detail {
@@ -23,6 +24,7 @@ std::vector<int> job_ranks(const comm_impl& c);
 }  // namespace
 
 comm_impl::~comm_impl() {
+  core::threads::guard locked;
   // The world's and self's pairs and the world's area (0) are never returned; a communicator that
   // outlives its session has nowhere to return them to. No collective of this communicator is in
   // flight here (each keeps it alive), but slower members may still read its area's last round.
@@ -86,6 +88,7 @@ std::vector<int> job_ranks(const comm_impl& c) {
 }  // namespace
 
 comm_ptr world_comm() {
+  core::threads::guard locked;
   return api::world();
 }
 
@@ -111,6 +114,7 @@ comm_ptr dup_on(const comm_impl& c, const claim& taken) {
 }  // namespace
 
 comm_ptr dup(const comm_impl& c) {
+  core::threads::guard locked;
   return dup_on(c, agree_on_claim(c));
 }
 
@@ -125,6 +129,7 @@ struct pending_dup {
 };
 
 request_id idup(const comm_impl& c, std::shared_ptr<pending_dup>& out) {
+  core::threads::guard locked;
   out = std::make_shared<pending_dup>();
   out->parent = c.shared_from_this();
   return coll::start_context_claim(coll::target{api::kernel(), c.kernel, c.shared_from_this()},
@@ -133,10 +138,12 @@ request_id idup(const comm_impl& c, std::shared_ptr<pending_dup>& out) {
 }
 
 comm_ptr finish_dup(const pending_dup& d) {
+  core::threads::guard locked;
   return dup_on(*d.parent, claim{d.claim->context, d.claim->area});
 }
 
 comm_ptr split(const comm_impl& c, int color, int key) {
+  core::threads::guard locked;
   if (color < 0 && color != undefined) {
     base::fail(errc::invalid_argument,
                "split on rank {}: color {} is negative (use rmpl::undefined to join no "
@@ -165,6 +172,7 @@ comm_ptr split(const comm_impl& c, int color, int key) {
 }
 
 comm_ptr create(const comm_impl& c, const group& members) {
+  core::threads::guard locked;
   for (int w : members.world_ranks()) {
     if (w < 0 || w >= api::kernel().size() || c.kernel.from_world(w) == undefined) {
       base::fail(errc::invalid_rank,
@@ -179,6 +187,7 @@ comm_ptr create(const comm_impl& c, const group& members) {
 }
 
 comm_ptr create_group(const comm_impl& parent, const group& members, int tag) {
+  core::threads::guard locked;
   const int me = api::kernel().rank();
   for (int w : members.world_ranks()) {
     if (w < 0 || w >= api::kernel().size() || parent.kernel.from_world(w) == undefined) {
@@ -322,6 +331,7 @@ coll::context_claim agree_on_claim_between(const comm_impl& inter, const comm_im
 
 comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const comm_impl* peer,
                           int remote_leader, int tag) {
+  core::threads::guard locked;
   core::engine& e = api::kernel();
   const char* operation = "intercomm_create";
   words agreed = free_masks();
@@ -397,12 +407,14 @@ comm_ptr intercomm_create(const comm_impl& local_group, int local_leader, const 
 }
 
 comm_ptr intercomm_dup(const comm_impl& inter, const comm_impl& local_group) {
+  core::threads::guard locked;
   const coll::context_claim agreed = agree_on_claim_between(inter, local_group, 0, false);
   return make_inter(claim{agreed.context, -1}, job_ranks(inter), local_group.kernel.rank);
 }
 
 request_id intercomm_idup(const comm_impl& inter, const comm_impl& local_group,
                           std::shared_ptr<pending_dup>& out) {
+  core::threads::guard locked;
   out = std::make_shared<pending_dup>();
   out->parent = inter.shared_from_this();
   out->local_group = local_group.shared_from_this();
@@ -414,11 +426,13 @@ request_id intercomm_idup(const comm_impl& inter, const comm_impl& local_group,
 }
 
 std::pair<comm_ptr, comm_ptr> finish_intercomm_dup(const pending_dup& d) {
+  core::threads::guard locked;
   return {make_inter(claim{d.claim->context, -1}, job_ranks(*d.parent), d.local_group->kernel.rank),
           dup_on(*d.local_group, claim{d.local_claim->context, d.local_claim->area})};
 }
 
 comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, bool high) {
+  core::threads::guard locked;
   const coll::context_claim agreed = agree_on_claim_between(inter, local_group, high ? 1 : 0, true);
   const bool remote_high = agreed.remote_extra != 0;
   // The group that passed high = false comes first; when both passed the same, the group of the
@@ -434,6 +448,7 @@ comm_ptr intercomm_merge(const comm_impl& inter, const comm_impl& local_group, b
 
 intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_group, int color,
                                 int key) {
+  core::threads::guard locked;
   const char* operation = "intercomm_split";
   if (color < 0 && color != undefined) {
     base::fail(errc::invalid_argument,
@@ -489,10 +504,12 @@ intercomm_parts intercomm_split(const comm_impl& inter, const comm_impl& local_g
 }
 
 group members(const comm_impl& c) {
+  core::threads::guard locked;
   return group(job_ranks(c));
 }
 
 relation compare(const comm_impl* a, const comm_impl* b) {
+  core::threads::guard locked;
   if (a == b) return relation::identical;
   if (a == nullptr || b == nullptr) return relation::unequal;
   const relation groups = compare(members(*a), members(*b));

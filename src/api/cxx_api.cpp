@@ -7,6 +7,7 @@
 #include "api/runtime.hpp"
 #include "base/error.hpp"
 #include "coll/select.hpp"
+#include "core/threads.hpp"
 #include "rmpl/rmpl.hpp"
 
 namespace rmpl {
@@ -31,6 +32,9 @@ engine_holder holder;
 std::unique_ptr<core::engine>& the_engine = holder.engine;
 std::shared_ptr<detail::comm_impl> the_world;
 int users = 0;
+// Whether acquire_multiple set the thread level (the last release then clears it with the engine;
+// a level MPI set is MPI_Finalize's to clear).
+bool threads_started = false;
 
 /// The live request `id` names, for `operation`. Ids carry the table entry's generation, so a
 /// stale copy of a completed request's id (or a forged one) is reported, never followed.
@@ -74,11 +78,24 @@ void acquire() {
     }
   }
 }
+void acquire_multiple() {
+  acquire();
+  if (!core::threads::active()) {
+    core::threads::start(core::threads::level::multiple);
+    threads_started = true;
+  }
+  // No spin of the blocking receive on one ring: under the lock it would keep the others out.
+  if (core::threads::locking.load()) kernel().no_fast_spin();
+}
 void release() noexcept {
   if (users > 0 && --users == 0) {
     the_world.reset();
     live_engine = nullptr;
     the_engine.reset();
+    if (threads_started) {
+      core::threads::stop();
+      threads_started = false;
+    }
   }
 }
 void finalize_if_last() {
@@ -131,28 +148,45 @@ status local(const comm_impl& c, status s) {
 }
 }  // namespace
 
-void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
-          send_mode mode) {
+// Each X_now is the call itself; X takes the library lock around it under MULTIPLE
+// (api::locked).
+static void send_now(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
+                     send_mode mode) {
   api::kernel().send(c.kernel.context, data, bytes, api::world_dest(c, dest, "send"), tag, mode);
 }
-status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+void send(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
+          send_mode mode) {
+  return api::locked<send_now>(c, data, bytes, dest, tag, mode);
+}
+static status recv_now(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
   return local(c, api::kernel().recv(c.kernel.context, data, capacity,
                                      api::world_peer(c, source, "recv"), tag));
 }
-request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
-                 send_mode mode) {
+status recv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+  return api::locked<recv_now>(c, data, capacity, source, tag);
+}
+static request_id isend_now(const comm_impl& c, const void* data, std::size_t bytes, int dest,
+                            int tag, send_mode mode) {
   return api::kernel()
       .start_send(c.kernel.context, data, bytes, api::world_dest(c, dest, "isend"), tag, mode)
       ->id();
 }
-request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+request_id isend(const comm_impl& c, const void* data, std::size_t bytes, int dest, int tag,
+                 send_mode mode) {
+  return api::locked<isend_now>(c, data, bytes, dest, tag, mode);
+}
+static request_id irecv_now(const comm_impl& c, void* data, std::size_t capacity, int source,
+                            int tag) {
   core::request* r = api::kernel().start_recv(c.kernel.context, data, capacity,
                                               api::world_peer(c, source, "irecv"), tag);
   r->source_ranks = c.kernel.local;
   return r->id();
 }
-status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
-                void* rdata, std::size_t capacity, int source, int rtag) {
+request_id irecv(const comm_impl& c, void* data, std::size_t capacity, int source, int tag) {
+  return api::locked<irecv_now>(c, data, capacity, source, tag);
+}
+static status sendrecv_now(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest,
+                           int stag, void* rdata, std::size_t capacity, int source, int rtag) {
   core::engine& e = api::kernel();
   const int wdest = api::world_dest(c, dest, "sendrecv");
   core::request* r =
@@ -167,24 +201,37 @@ status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int d
   e.wait(r);
   return local(c, e.finish(r));
 }
-status probe(const comm_impl& c, int source, int tag) {
+status sendrecv(const comm_impl& c, const void* sdata, std::size_t sbytes, int dest, int stag,
+                void* rdata, std::size_t capacity, int source, int rtag) {
+  return api::locked<sendrecv_now>(c, sdata, sbytes, dest, stag, rdata, capacity, source, rtag);
+}
+static status probe_now(const comm_impl& c, int source, int tag) {
   return local(c, api::kernel().probe(c.kernel.context, api::world_peer(c, source, "probe"), tag));
 }
-bool iprobe(const comm_impl& c, int source, int tag, status* out) {
+status probe(const comm_impl& c, int source, int tag) {
+  return api::locked<probe_now>(c, source, tag);
+}
+static bool iprobe_now(const comm_impl& c, int source, int tag, status* out) {
   if (!api::kernel().iprobe(c.kernel.context, api::world_peer(c, source, "iprobe"), tag, out)) {
     return false;
   }
   *out = local(c, *out);
   return true;
 }
-status wait(request_id& id) {
+bool iprobe(const comm_impl& c, int source, int tag, status* out) {
+  return api::locked<iprobe_now>(c, source, tag, out);
+}
+static status wait_now(request_id& id) {
   core::engine& e = api::kernel();
   core::request* r = api::request_of(e, id, "wait");
   e.wait(r);
   id = null_request;
   return e.finish(r);
 }
-bool test(request_id& id, status* out) {
+status wait(request_id& id) {
+  return api::locked<wait_now>(id);
+}
+static bool test_now(request_id& id, status* out) {
   core::engine& e = api::kernel();
   core::request* r = api::request_of(e, id, "test");
   if (!e.test(r)) return false;
@@ -192,17 +239,25 @@ bool test(request_id& id, status* out) {
   *out = e.finish(r);
   return true;
 }
-bool done(request_id id) {
+bool test(request_id& id, status* out) {
+  return api::locked<test_now>(id, out);
+}
+static bool done_now(request_id id) {
   if (id == null_request) return true;
   core::engine& e = api::kernel();
   return api::request_of(e, id, "done")->done();
 }
-void cancel(request_id id) {
+bool done(request_id id) {
+  return api::locked<done_now>(id);
+}
+static void cancel_now(request_id id) {
   core::engine& e = api::kernel();
   e.cancel(api::request_of(e, id, "cancel"));
 }
-void release(request_id& id) noexcept {
-  if (id == null_request || !api::initialized()) return;
+void cancel(request_id id) {
+  return api::locked<cancel_now>(id);
+}
+static void release_now(request_id& id) noexcept {
   core::engine& e = api::kernel();
   core::request* r = e.lookup(id);
   id = null_request;
@@ -216,6 +271,10 @@ void release(request_id& id) noexcept {
   }
   e.free_request(r);
 }
+void release(request_id& id) noexcept {
+  if (id == null_request || !api::initialized()) return;
+  return api::locked<release_now>(id);
+}
 void empty_request(const char* operation) {
   base::fail(errc::request_invalid,
              "{} on rank {}: the request is empty (default-constructed, moved from, or already "
@@ -227,6 +286,7 @@ void apply_error_policy(const comm_impl* c, const error& e) noexcept {
   if (policy == on_error::abort) base::end_job(e, world_rank());
 }
 void set_error_policy(const comm_impl& c, on_error policy) {
+  core::threads::guard locked;
   if (policy != on_error::throw_error && policy != on_error::abort) {
     base::fail(errc::invalid_argument, "set_error_policy on rank {}: {} is not an rmpl::on_error",
                c.kernel.rank, static_cast<int>(policy));
@@ -234,6 +294,7 @@ void set_error_policy(const comm_impl& c, on_error policy) {
   c.policy = policy;
 }
 on_error error_policy(const comm_impl& c) {
+  core::threads::guard locked;
   return c.policy;
 }
 int world_rank() noexcept {
@@ -262,6 +323,7 @@ void wait_all(std::span<request> requests) {
 }
 
 std::optional<std::pair<std::size_t, status>> test_any(std::span<request> requests) {
+  core::threads::guard locked;
   core::engine& e = api::kernel();
   e.progress();
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -272,6 +334,7 @@ std::optional<std::pair<std::size_t, status>> test_any(std::span<request> reques
 }
 
 std::pair<std::size_t, status> wait_any(std::span<request> requests) {
+  core::threads::guard locked;
   bool any_active = false;
   for (request& r : requests) any_active |= r.active();
   if (!any_active) return {requests.size(), status{}};
@@ -284,6 +347,7 @@ std::pair<std::size_t, status> wait_any(std::span<request> requests) {
 }
 
 bool test_all(std::span<request> requests, std::vector<status>* statuses) {
+  core::threads::guard locked;
   core::engine& e = api::kernel();
   e.progress();
   for (request& r : requests) {
@@ -299,6 +363,7 @@ bool test_all(std::span<request> requests, std::vector<status>* statuses) {
 }
 
 std::vector<std::pair<std::size_t, status>> wait_some(std::span<request> requests) {
+  core::threads::guard locked;
   std::vector<std::pair<std::size_t, status>> indices;
   bool any_active = false;
   for (request& r : requests) any_active |= r.active();
@@ -316,9 +381,27 @@ std::vector<std::pair<std::size_t, status>> wait_some(std::span<request> request
 // ---------------------------------------------------------------- session
 
 session::session() {
+  core::threads::guard locked;
   api::acquire();
 }
+session::session(threads level) {
+  core::threads::guard locked;
+  if (level != threads::serialized && level != threads::multiple) {
+    base::fail(errc::invalid_argument, "rmpl::session: {} is not an rmpl::threads",
+               static_cast<int>(level));
+  }
+  if (level == threads::multiple) {
+    api::acquire_multiple();
+  } else {
+    api::acquire();
+  }
+}
+threads session::thread_level() noexcept {
+  return core::threads::locking.load(std::memory_order_relaxed) ? threads::multiple
+                                                                : threads::serialized;
+}
 session::~session() {
+  core::threads::guard locked;
   api::release();
 }
 
@@ -329,6 +412,7 @@ double session::wtime() noexcept {
 }
 
 void session::attach_buffer(std::size_t bytes) {
+  core::threads::guard locked;
   api::kernel().attach_buffer(bytes);
 }
 
