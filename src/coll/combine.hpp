@@ -12,6 +12,11 @@ namespace rmpl::coll {
 /// `inout` must not overlap.
 void combine(const detail::reduction& op, const void* in, void* inout, std::size_t count);
 
+/// Throws the error combine() would throw for `op` (a built-in operator not defined on its
+/// element type, an element size not the type's, a user operator without a function), without
+/// combining anything: a table lookup, for the checks every reduction makes on every rank.
+void check_combinable(const detail::reduction& op);
+
 /// "sum", "bit_xor", "user operator": the operator's name, for error messages.
 const char* name_of(detail::builtin_op op) noexcept;
 

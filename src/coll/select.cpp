@@ -154,6 +154,10 @@ void check_algorithm_variables() {
   }
 }
 
+bool algorithm_forced(collective c) {
+  return current().forced[static_cast<std::size_t>(c)] != 0;
+}
+
 std::string_view forced(collective c) {
   return table[static_cast<std::size_t>(c)]
               [static_cast<std::size_t>(current().forced[static_cast<std::size_t>(c)])];

@@ -56,6 +56,8 @@ void force_algorithm(std::string_view collective_name, std::string_view algorith
 
 /// The algorithm forced for `c` by RMPL_COLL_<NAME> or force_algorithm(), or "auto".
 std::string_view forced(collective c);
+/// Whether forced(c) is not "auto" (an index compare: asked on every collective's start).
+bool algorithm_forced(collective c);
 
 /// Reads every RMPL_COLL_<NAME> now: throws errc::invalid_argument for a value that is no
 /// algorithm of its collective (naming the variable, the value and the algorithms) or a variable

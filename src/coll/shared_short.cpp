@@ -35,10 +35,12 @@ static_assert(std::max(short_lines_max, payload_lines_max) + half - 1 <= depth,
 /// i; one-line calls (all but a wide alltoall) use slot k % depth alone.
 class short_call {
  public:
-  /// `size`: the bytes this rank's call carries (published with each line, see size_shift).
-  short_call(core::engine& e, core::communicator& c, std::size_t size,
+  /// `what`: the collective, for errors; `size`: the bytes this rank's call carries (published
+  /// with each line, see size_shift).
+  short_call(core::engine& e, core::communicator& c, const char* what, std::size_t size,
              std::uint64_t lines = 1) noexcept
-      : e_(e),
+      : what_(what),
+        e_(e),
         c_(c),
         d_(e.fabric()),
         k_(c.short_calls += lines),
@@ -46,39 +48,26 @@ class short_call {
         size_(static_cast<std::uint64_t>(size) << size_shift) {}
 
   int rank() const noexcept { return c_.rank; }
-  core::engine& e() const noexcept { return e_; }
   int size() const noexcept { return c_.size; }
   area_flags& area(int r) const noexcept { return d_.area(c_.to_world(r), c_.area); }
   area_flags::short_slot& slot(int r) const noexcept { return area(r).short_slots[k_ % depth]; }
-  bool arrived(int r) const noexcept {
-    return (slot(r).call.load(std::memory_order_acquire) & number_mask) == k_;
-  }
   std::uint64_t first() const noexcept { return first_; }
   area_flags::short_slot& line(int r, std::uint64_t i) const noexcept {
     return area(r).short_slots[(first_ + i) % depth];
-  }
-  bool line_arrived(int r, std::uint64_t i) const noexcept {
-    return (line(r, i).call.load(std::memory_order_acquire) & number_mask) == first_ + i;
   }
   /// The size member r published with its first line of this call (arrived).
   std::size_t size_of(int r) const noexcept {
     return static_cast<std::size_t>(line(r, 0).call.load(std::memory_order_relaxed) >> size_shift);
   }
   std::size_t own_size() const noexcept { return static_cast<std::size_t>(size_ >> size_shift); }
-  /// After every other member's first line arrived: throws, naming the first member whose size is
-  /// not this rank's (a disagreement; the call is finished either way by the caller's handler).
-  void check_sizes(const char* what) const {
-    for (int r = 0; r < size(); ++r) {
-      if (r != rank() && size_of(r) != own_size()) [[unlikely]]
-        disagree(what, r);
-    }
-  }
-  [[noreturn]] [[gnu::noinline]] void disagree(const char* what, int r) const {
+  /// Throws, naming member r, whose call carries another size than this rank's (a disagreement;
+  /// the call is finished either way by the caller's handler).
+  [[noreturn]] [[gnu::noinline]] void disagree(int r) const {
     const std::size_t theirs = size_of(r), mine = own_size();
     base::fail(theirs > mine ? errc::truncated : errc::invalid_argument,
                "{} (short) on rank {} (communicator of {}): the ranks' counts disagree: rank {} "
                "expected {} bytes from rank {} but {} arrived",
-               what, rank(), size(), rank(), mine, r, theirs);
+               what_, rank(), size(), rank(), mine, r, theirs);
   }
   /// A reader that found member r's call of another size: takes that call's numbers as its own
   /// (a broadcast's readers all follow the root), so the next short call lines up again.
@@ -133,18 +122,37 @@ class short_call {
   }
 
   /// Waits until every other member has published line i of call k (of a one-line call, line 0 is
-  /// its slot).
-  void wait_arrivals(std::uint64_t i = 0) {
+  /// its slot). Returns -1, or the first member found whose line carries another size than this
+  /// rank's (then it waits no longer: that member fills another number of lines). The size costs
+  /// nothing when the ranks agree: the whole word is compared with the one this rank expects, and
+  /// only a word that differs is looked at again.
+  int wait_arrivals(std::uint64_t i = 0) {
+    const std::uint64_t number = first_ + i, expected = number | size_;
+    int differs = -1;
     e_.wait_until([&] {
       for (int r = 0; r < size(); ++r) {
-        if (r != rank() && !line_arrived(r, i)) return false;
+        if (r == rank()) continue;
+        const std::uint64_t word = line(r, i).call.load(std::memory_order_acquire);
+        if (word != expected) [[unlikely]] {
+          if ((word & number_mask) != number) return false;
+          differs = r;
+          return true;
+        }
       }
       return true;
     });
+    return differs;
   }
-  /// Waits until member r has published call k.
-  void wait_arrival(int r) {
-    e_.wait_until([&] { return arrived(r); });
+  /// Waits until member r has published line i of call k; returns whether its size is this rank's.
+  bool wait_arrival(int r, std::uint64_t i = 0) {
+    const std::uint64_t number = first_ + i, expected = number | size_;
+    bool same = true;
+    e_.wait_until([&] {
+      const std::uint64_t word = line(r, i).call.load(std::memory_order_acquire);
+      same = word == expected;
+      return same || (word & number_mask) == number;
+    });
+    return same;
   }
 
   /// This rank has read all it needs of call k: its slots of call k - depth may be overwritten.
@@ -155,6 +163,7 @@ class short_call {
   }
 
  private:
+  const char* what_;
   core::engine& e_;
   core::communicator& c_;
   const fabric::shm::domain& d_;
@@ -239,12 +248,13 @@ void fold_lines(const short_call& call, const reduction& op, std::size_t len, co
 /// with `read` and finishes the call, also when the wait or `read` throws (a rank died, a user
 /// operator threw): the slots of this call are read no more either way.
 template <class Read>
-void read_arrivals(short_call& call, const char* what, Read&& read, std::uint64_t line = 0) {
+void read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0) {
   try {
     // Every member's first line carries its size: compared before any later line is awaited,
     // as a member whose count differs fills another number of lines.
-    call.wait_arrivals(0);
-    call.check_sizes(what);
+    if (const int differs = call.wait_arrivals(0); differs >= 0) [[unlikely]] {
+      call.disagree(differs);
+    }
     if (line != 0) call.wait_arrivals(line);
     read();
   } catch (...) {
@@ -256,13 +266,13 @@ void read_arrivals(short_call& call, const char* what, Read&& read, std::uint64_
 
 /// Folds the other members' operands of the call as they arrive (fold_slots, or fold_lines for a
 /// call of several lines; see read_arrivals).
-void fold_arrivals(short_call& call, const char* what, const reduction& op, std::size_t len,
-                   std::size_t lines, const std::byte* own, std::byte* acc) {
+void fold_arrivals(short_call& call, const reduction& op, std::size_t len, std::size_t lines,
+                   const std::byte* own, std::byte* acc) {
   if (lines == 1) {
-    read_arrivals(call, what, [&] { fold_slots(call, op, len, own, acc); });
+    read_arrivals(call, [&] { fold_slots(call, op, len, own, acc); });
   } else {
     read_arrivals(
-        call, what, [&] { fold_lines(call, op, len, own, acc); }, lines - 1);
+        call, [&] { fold_lines(call, op, len, own, acc); }, lines - 1);
   }
 }
 
@@ -279,33 +289,28 @@ void publish_own(short_call& call, const std::byte* from, std::size_t len, std::
 }  // namespace
 
 void barrier_short(core::engine& e, core::communicator& c) {
-  short_call call(e, c, 0);
+  short_call call(e, c, "barrier", 0);
   call.make_room();
   call.publish();
   call.wake_others();
-  call.wait_arrivals();
+  call.wait_arrivals();  // sizes: every barrier's is 0
   call.finish();
 }
 
 void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
   const std::size_t lines = payload_lines(data.size());
-  short_call call(e, c, data.size(), lines);
+  short_call call(e, c, "broadcast", data.size(), lines);
   if (call.rank() == root) {
     publish_own(call, data.data(), data.size(), lines);
   } else {
     // The root's first line carries its size (the only line of most calls): a root whose count
     // differs fills another number of lines, so the last line is awaited only once they agree.
-    if (lines == 1) {
-      call.wait_arrival(root);
-    } else {
-      call.e().wait_until([&] { return call.line_arrived(root, 0); });
-    }
-    if (call.size_of(root) != data.size()) [[unlikely]] {
+    if (!call.wait_arrival(root, 0)) [[unlikely]] {
       call.follow(root);
       call.finish();
-      call.disagree("broadcast", root);
+      call.disagree(root);
     }
-    if (lines != 1) call.wait_arrival(root);  // its last line
+    if (lines != 1) call.wait_arrival(root, lines - 1);  // its last line
     read_lines(call, root, data.data(), data.size());
   }
   call.finish();
@@ -314,7 +319,7 @@ void broadcast_short(core::engine& e, core::communicator& c, bytes data, int roo
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                   const reduction& op, int root) {
   const std::size_t len = in.size(), lines = payload_lines(len);
-  short_call call(e, c, len, lines);
+  short_call call(e, c, "reduce", len, lines);
   if (call.rank() != root) {
     call.make_room();
     write_lines(call, in.data(), len, lines);
@@ -329,33 +334,33 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
   alignas(64) std::byte mine[payload_max], acc[payload_max];
   std::memset(mine, 0, short_max);
   if (len != 0) std::memcpy(mine, in.data(), len);
-  fold_arrivals(call, "reduce", op, len, lines, mine, acc);
+  fold_arrivals(call, op, len, lines, mine, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
 void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                      const reduction& op) {
   const std::size_t len = in.size(), lines = payload_lines(len);
-  short_call call(e, c, len, lines);
+  short_call call(e, c, "allreduce", len, lines);
   // Every rank publishes its operand and folds all of them: one line written and one read per
   // other member and line, against the shared rounds' four flag words (posted and released, each
   // read by the other side). `in` may be `out`: the operand is in the lines before anything is
   // written there.
   publish_own(call, in.data(), len, lines);
   alignas(64) std::byte acc[payload_max];
-  fold_arrivals(call, "allreduce", op, len, lines, nullptr, acc);
+  fold_arrivals(call, op, len, lines, nullptr, acc);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
 void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
   const std::size_t block = in.size();
-  short_call call(e, c, block);
+  short_call call(e, c, "allgather", block);
   // Every rank publishes its block and copies every slot, its own too (a local line): `in` may
   // lie in `out` (in place), and it is in the slot before `out` is written. As allreduce, one line
   // written and one read per other member; the wait is for all of them, so no rank runs more than
   // one call ahead of another here, but a broadcast's root may have (make_room).
   publish_own(call, in.data(), block);
-  read_arrivals(call, "allgather", [&] {
+  read_arrivals(call, [&] {
     if (block == 0) return;  // `out` may then be null
     std::byte* to = out.data();
     for (int r = 0; r < call.size(); ++r, to += block) {
@@ -368,7 +373,7 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
   const auto members = static_cast<std::size_t>(c.size);
   const std::size_t block = in.size() / members;
   const std::size_t lines = alltoall_short_lines(c.size, block);
-  short_call call(e, c, block, lines);
+  short_call call(e, c, "alltoall", block, lines);
   // Rank r's lines hold its n outgoing blocks, as many whole ones per line as fit (per_line),
   // side by side; rank j polls and reads only the line that holds block j of each member: one
   // line read per other member, however many lines the call has. A wide call still ends with one
@@ -386,7 +391,7 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
   const std::size_t mine = me / per_line;
   const std::size_t offset = me % per_line * block;
   read_arrivals(
-      call, "alltoall",
+      call,
       [&] {
         if (block == 0) return;  // `out` may be null then
         std::byte* to = out.data();

@@ -61,7 +61,7 @@ void check_reduction(const target& t, collective c, const_bytes in, const reduct
     // Checked here on every rank, not where operands meet: with a bad operator some ranks would
     // fail while the others waited for them.
     try {
-      combine(op, nullptr, nullptr, 0);
+      check_combinable(op);
     } catch (const error& e) {
       std::string_view why = e.what();
       if (why.starts_with("rmpl: ")) why.remove_prefix(6);
@@ -407,16 +407,18 @@ std::string_view chosen(const target& t, collective c) {
   return (is(name, "shared") || is(name, "short")) && !area_usable(t) ? "auto" : name;
 }
 
-/// Whether a call that is not forced takes the short protocol (shared_short.hpp): a blocking one
-/// whose payload `fits` (at most short_max bytes per rank; a broadcast's, reduce's or allreduce's
-/// in at most payload_lines_max lines, an alltoall's blocks in at most short_lines_max) on a
-/// communicator with an area, at any rank count: in interleaved runs (2026-11-22, loaded machine)
-/// it took 0.38-0.40 of the time of the algorithms it replaced at 2 ranks ("shared"), 0.82-0.89 at
-/// 4 and 0.87-0.98 at 8 ("shared" barrier, binomial broadcast and reduce); 8 B allgather and
-/// alltoall blocks (2026-11-23, loaded, 19 pairs): 0.74 and 0.40-0.52 at 2 ranks (recursive
-/// doubling, linear), 0.80-0.93 at 4 and 8 ("shared").
-bool short_suits(const target& t, bool fits) {
-  return t.to_end && fits && area_usable(t);
+/// Whether a call takes the short protocol (shared_short.hpp) without further choice: a blocking
+/// one that nothing forces, whose payload `fits` (at most short_max bytes per rank; a broadcast's,
+/// reduce's or allreduce's in at most payload_lines_max lines, an alltoall's blocks in at most
+/// short_lines_max), on a communicator with an area, outside the checked mode, at any rank count.
+/// Asked first, before the rest of the automatic choice: it is the fixed cost of every short
+/// blocking collective. In interleaved runs (2026-11-22, loaded machine) the short protocol took
+/// 0.38-0.40 of the time of the algorithms it replaced at 2 ranks ("shared"), 0.82-0.89 at 4 and
+/// 0.87-0.98 at 8 ("shared" barrier, binomial broadcast and reduce); 8 B allgather and alltoall
+/// blocks (2026-11-23, loaded, 19 pairs): 0.74 and 0.40-0.52 at 2 ranks (recursive doubling,
+/// linear), 0.80-0.93 at 4 and 8 ("shared").
+bool short_by_default(const target& t, collective c, bool fits) {
+  return t.to_end && fits && t.comm.area >= 0 && !checking() && !algorithm_forced(c);
 }
 /// Runs the short protocol through `run` if `name` is "short" and the call can take it (a blocking
 /// one whose payload `fits`): true, the call is over. A call forced to "short" that cannot take it
@@ -454,11 +456,13 @@ void join_rejected(const target& t, collective c, errc code) {
 core::request* start_barrier(const target& t) {
   return checked_start(t, collective::barrier, [&]() -> core::request* {
     constexpr auto c = collective::barrier;
+    if (short_by_default(t, c, true)) {
+      barrier_short(t.engine, t.comm);
+      return nullptr;
+    }
     const agreement a = agree_on(c);
     std::string_view name = chosen(t, c);
-    if (is(name, "auto")) {
-      name = short_suits(t, true) ? "short" : area_usable(t) ? "shared" : "dissemination";
-    }
+    if (is(name, "auto")) name = area_usable(t) ? "shared" : "dissemination";
     if (ran_short(t, name, true, [&] { barrier_short(t.engine, t.comm); })) return nullptr;
     if (is(name, "shared"))
       return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
@@ -474,11 +478,14 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     const agreement a = agree_on(c, root, data.size());
     check_buffer(t, c, data, "buffer");
     const bool short_fits = payload_fits(data.size());
+    if (short_by_default(t, c, data.size() <= broadcast_short_max && short_fits)) {
+      broadcast_short(t.engine, t.comm, data, root);
+      return nullptr;
+    }
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, data.size() <= broadcast_short_max)                         ? "short"
-             : shared_suits(t, data.size(), single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
-             : t.comm.size <= 2 || data.size() < (256u << 10)                           ? "binomial"
+      name = shared_suits(t, data.size(), single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
+             : t.comm.size <= 2 || data.size() < (256u << 10)                         ? "binomial"
                                                               : "scatter_allgather";
     }
     if (ran_short(t, name, short_fits, [&] { broadcast_short(t.engine, t.comm, data, root); }))
@@ -508,10 +515,13 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const std::size_t count = in.size() / op.element;
     // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
+    if (short_by_default(t, c, in.size() <= reduce_short_max && payload_fits(in.size()))) {
+      reduce_short(t.engine, t.comm, in, out, op, root);
+      return nullptr;
+    }
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size() <= reduce_short_max)                                ? "short"
-             : shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
+      name = shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
              : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
                                                         : "binomial";
     }
@@ -575,12 +585,15 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     const agreement a = with_op(agree_on(c, -1, in.size()), op);
     check_buffers(t, c, in, out);
     check_room(t, c, out.size(), in.size(), "receive buffer");
+    if (short_by_default(t, c, in.size() <= allreduce_short_max && payload_fits(in.size()))) {
+      allreduce_short(t.engine, t.comm, in, out, op);
+      return nullptr;
+    }
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
-      name = short_suits(t, in.size() <= allreduce_short_max) ? "short"
-             : area_usable(t) && area_fits(t, op)             ? "shared"
-             : in.size() >= (16u << 10)                       ? "rabenseifner"
-                                                              : "recursive_doubling";
+      name = area_usable(t) && area_fits(t, op) ? "shared"
+             : in.size() >= (16u << 10)         ? "rabenseifner"
+                                                : "recursive_doubling";
     }
     if (ran_short(t, name, payload_fits(in.size()),
                   [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
@@ -782,6 +795,10 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     const int n = t.comm.size;
     const std::size_t total = static_cast<std::size_t>(n) * in.size();
     check_room(t, c, out.size(), total, "receive buffer");
+    if (short_by_default(t, c, in.size() <= short_max)) {
+      allgather_short(t.engine, t.comm, in, out);
+      return nullptr;
+    }
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
       // The areas at every size: each rank copies its block in once and every block out once,
@@ -789,11 +806,10 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
       // medians of 4-6 interleaved pairs, forced shared over ring: 256 KiB blocks 0.66x the time
       // with 3 ranks, 0.70x with 4, 0.51x with 5, 0.44x with 8; 1 MiB blocks 0.81x, 0.72-0.80x,
       // 0.56x, 0.62x).
-      name = short_suits(t, in.size() <= short_max) ? "short"
-             : shared_exchange_suits(t)             ? "shared"
-             : total >= (64u << 10)                 ? "ring"
-             : is_pow2(n)                           ? "recursive_doubling"
-                                                    : "bruck";
+      name = shared_exchange_suits(t) ? "shared"
+             : total >= (64u << 10)   ? "ring"
+             : is_pow2(n)             ? "recursive_doubling"
+                                      : "bruck";
     }
     if (ran_short(t, name, in.size() <= short_max,
                   [&] { allgather_short(t.engine, t.comm, in, out); }))
@@ -846,6 +862,10 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     check_room(t, c, out.size(), in.size(), "receive buffer");
     const std::size_t block = in.size() / static_cast<std::size_t>(n);
     const bool short_fits = alltoall_short_lines(n, block) <= short_lines_max;
+    if (short_by_default(t, c, short_fits)) {
+      alltoall_short(t.engine, t.comm, in, out);
+      return nullptr;
+    }
     std::string_view name = chosen(t, c);
     if (is(name, "auto")) {
       // Blocks of 32 KiB and more go faster as messages, each copied once by a rendezvous
@@ -854,10 +874,8 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
       // (linear) rather than pairwise: 0.91x at 1 MiB (2026-11-23, medians of 5 pairs). Without
       // single copy a message is copied twice too, and the areas keep every size they take.
       const bool as_messages = single_copy(t) && block >= (32u << 10);
-      name = short_suits(t, short_fits) ? "short"
-             : shared_exchange_suits(t) && in.size() <= alltoall_shared_max && !as_messages
-                 ? "shared"
-             : block <= 128 && n > 2 ? "bruck"
+      name = shared_exchange_suits(t) && in.size() <= alltoall_shared_max && !as_messages ? "shared"
+             : block <= 128 && n > 2                                                      ? "bruck"
                                      : "linear";
     }
     if (ran_short(t, name, short_fits, [&] { alltoall_short(t.engine, t.comm, in, out); }))

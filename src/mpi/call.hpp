@@ -58,63 +58,53 @@ int raise(MPI_Comm comm, const char* function, int error_class, const std::strin
 /// success path holds nothing of it but a landing pad.
 [[gnu::cold]] int raise_current(MPI_Comm comm, const char* function) noexcept;
 
-/// `body` (which returns MPI_SUCCESS or an error class) run as MPI function `function` on `comm`,
-/// its failures reported: no thread check, no lock.
-template <class Body>
-int run(MPI_Comm comm, const char* function, Body& body) noexcept {
-  // Nothing here on the success path but the body: the handler costs nothing until a throw.
-  try {
-    return body();
-  } catch (...) {
-    return raise_current(comm, function);
-  }
-}
+/// What a checked call (any call but the main thread's under SINGLE/FUNNELED) did on its way in,
+/// for its way out: whether it took the library lock (MULTIPLE) or marked itself inside
+/// (SERIALIZED), or was refused (`refused` is then the error class to return).
+/// No default member initializers: call() leaves it untouched on the fast path, and
+/// enter_checked() sets every field.
+struct checked_entry {
+  int refused;
+  bool locked;
+  bool marked;
+  const void* before;  ///< SERIALIZED: the mark found on the way in
+};
+/// The way in and out of a checked call (errors.cpp): the level decides. Out of line: only
+/// programs that use threads, or MPI before MPI_Init, come here.
+[[gnu::cold]] checked_entry enter_checked(MPI_Comm comm, const char* function) noexcept;
+[[gnu::cold]] int leave_checked(const checked_entry& e, MPI_Comm comm, const char* function,
+                                int result) noexcept;
 
 /// Reports `function` called from a thread the level does not allow (SINGLE, FUNNELED: not the
 /// main thread), or while another thread was inside the library (SERIALIZED), as MPI_ERR_OTHER.
 [[gnu::cold]] int thread_misuse(MPI_Comm comm, const char* function, bool concurrent) noexcept;
 
-/// A call that is not the main thread's under SINGLE/FUNNELED (core/threads.hpp): the level
-/// decides. Out of line: only programs that use threads, or MPI before MPI_Init, come here.
+/// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`,
+/// its failures reported. The main thread under SINGLE or FUNNELED pays one test of a thread-local
+/// flag; everything else enters and leaves through the out-of-line checks above.
+///
+/// The body is inlined once, between the two tests, and never passed to another function: a
+/// closure that captures the arguments by reference and escapes to an out-of-line path forces
+/// them onto the stack on the fast path too. That cost MPI_Allreduce's fast path 65 instructions
+/// under callgrind (81 -> 146 per call, issue 22).
 template <class Body>
-[[gnu::noinline]] int call_checked(MPI_Comm comm, const char* function, Body& body) noexcept {
-  namespace threads = core::threads;
-  if (!threads::active()) return run(comm, function, body);  // before MPI_Init, after Finalize
-  switch (threads::current()) {
-    case threads::level::multiple: {
-      threads::guard locked;
-      return run(comm, function, body);
-    }
-    case threads::level::serialized: {
-      // Best effort, with plain loads and stores: a thread that finds another's mark is refused
-      // before it does anything; one whose mark was overwritten while it ran (the other came in
-      // between its look and its mark) reports it after. Either way two threads that keep
-      // calling at once are caught.
-      std::atomic<const void*>& inside = threads::inside;
-      const void* me = threads::self();
-      const void* before = inside.load(std::memory_order_relaxed);
-      if (before != nullptr && before != me) return thread_misuse(comm, function, true);
-      inside.store(me, std::memory_order_relaxed);
-      const int result = run(comm, function, body);
-      const void* after = inside.load(std::memory_order_relaxed);
-      inside.store(before, std::memory_order_relaxed);
-      if (after != me && result == MPI_SUCCESS) return thread_misuse(comm, function, true);
-      return result;
-    }
-    default:  // SINGLE, FUNNELED, from another thread than the main one
-      return thread_misuse(comm, function, false);
+[[gnu::always_inline]] inline int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
+  const bool checked = !core::threads::fast;
+  checked_entry entry;
+  if (checked) [[unlikely]] {
+    entry = enter_checked(comm, function);
+    if (entry.refused >= 0) return entry.refused;
   }
-}
-
-/// Runs `body` (which returns MPI_SUCCESS or an error class) as MPI function `function` on `comm`.
-/// The main thread under SINGLE or FUNNELED pays one test of a thread-local flag; everything else
-/// goes through call_checked().
-template <class Body>
-int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
-  if (core::threads::fast) [[likely]] {
-    return run(comm, function, body);
+  int result;
+  // Nothing here on the success path but the body: the handler costs nothing until a throw.
+  try {
+    result = body();
+  } catch (...) {
+    result = raise_current(comm, function);
   }
-  return call_checked(comm, function, body);
+  if (checked) [[unlikely]]
+    return leave_checked(entry, comm, function, result);
+  return result;
 }
 
 /// call() for the functions any thread may call at any level (MPI_Query_thread,
@@ -123,7 +113,11 @@ int call(MPI_Comm comm, const char* function, Body&& body) noexcept {
 template <class Body>
 int call_any_thread(MPI_Comm comm, const char* function, Body&& body) noexcept {
   core::threads::guard locked;
-  return run(comm, function, body);
+  try {
+    return body();
+  } catch (...) {
+    return raise_current(comm, function);
+  }
 }
 
 /// Throws MPI_ERR_OTHER unless MPI_Init has run and MPI_Finalize has not.

@@ -1219,18 +1219,25 @@ inline bool rank_of(const detail::comm_impl& k, int root) noexcept {
   return static_cast<unsigned>(root) < static_cast<unsigned>(k.kernel.size);
 }
 
-/// The one test of "plain enough" each fast path makes of a buffer: `n` elements of `type` at
-/// `buf` are the kernel's bytes as they lie (a live plain datatype; `buf` not MPI_IN_PLACE, and
-/// null only with no elements). Then `data` is set to those bytes.
-inline bool plain_data(const void* buf, int n, MPI_Datatype type, bytes_out& data) noexcept {
-  if (buf == MPI_IN_PLACE || !fast_live_object(type, magic::datatype) || !type->plain || n < 0 ||
-      (buf == nullptr && n != 0)) {
-    return false;
-  }
+/// Whether `type` is a live plain datatype: its elements are the kernel's bytes as they lie.
+inline bool plain_type(MPI_Datatype type) noexcept {
+  return fast_live_object(type, magic::datatype) && type->plain;
+}
+
+/// The test of "plain enough" each fast path makes of a buffer of a plain type: `n` elements at
+/// `buf` (not MPI_IN_PLACE, and null only with no elements). Then `data` is set to those bytes.
+inline bool plain_bytes(const void* buf, int n, const rmpl_mpi_datatype& type,
+                        bytes_out& data) noexcept {
+  if (buf == MPI_IN_PLACE || n < 0 || (buf == nullptr && n != 0)) return false;
   // `plain` bounds the size: the product cannot overflow.
-  data = {static_cast<std::byte*>(const_cast<void*>(data_start(buf, *type))),
-          static_cast<std::size_t>(n) * static_cast<std::size_t>(type->size)};
+  data = {static_cast<std::byte*>(const_cast<void*>(data_start(buf, type))),
+          static_cast<std::size_t>(n) * static_cast<std::size_t>(type.size)};
   return true;
+}
+
+/// plain_bytes() of a buffer whose type is yet to be tested.
+inline bool plain_data(const void* buf, int n, MPI_Datatype type, bytes_out& data) noexcept {
+  return plain_type(type) && plain_bytes(buf, n, *type, data);
 }
 
 /// `block`'s bytes for each of the `k.kernel.size` ranks, one block after another from where
@@ -1263,17 +1270,17 @@ bool bcast_fast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c) {
 bool reduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
                  MPI_Comm c) {
   const detail::comm_impl* k = fast_intra(c);
-  if (k == nullptr || !rank_of(*k, root)) return false;
+  if (k == nullptr || !rank_of(*k, root) || !plain_type(type)) return false;
   bytes_out in;
   bytes_out out;  // the root's only
   if (k->kernel.rank == root) {
-    if (!plain_data(recvbuf, n, type, out)) return false;
+    if (!plain_bytes(recvbuf, n, *type, out)) return false;
     if (sendbuf == MPI_IN_PLACE) {
       in = out;
-    } else if (!plain_data(sendbuf, n, type, in)) {
+    } else if (!plain_bytes(sendbuf, n, *type, in)) {
       return false;
     }
-  } else if (!plain_data(sendbuf, n, type, in)) {
+  } else if (!plain_bytes(sendbuf, n, *type, in)) {
     return false;
   }
   detail::reduction r;
@@ -1287,10 +1294,10 @@ bool allreduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type
   const detail::comm_impl* k = fast_intra(c);
   bytes_out in;
   bytes_out out;
-  if (k == nullptr || !plain_data(recvbuf, n, type, out)) return false;
+  if (k == nullptr || !plain_type(type) || !plain_bytes(recvbuf, n, *type, out)) return false;
   if (sendbuf == MPI_IN_PLACE) {
     in = out;
-  } else if (!plain_data(sendbuf, n, type, in)) {
+  } else if (!plain_bytes(sendbuf, n, *type, in)) {
     return false;
   }
   detail::reduction r;

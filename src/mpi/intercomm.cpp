@@ -69,7 +69,7 @@ request_id launch(const rmpl_mpi_comm& c, std::string_view collective, std::size
 /// A built-in operator the kernel cannot apply to the type fails here, on every process, as the
 /// intracommunicator collectives fail at their start.
 void check_reduction(const reduction& op) {
-  if (op.op != detail::builtin_op::none) coll::combine(op, nullptr, nullptr, 0);
+  if (op.op != detail::builtin_op::none) coll::check_combinable(op);
 }
 
 layout blocks_of(counts sizes, counts displs) {

@@ -394,7 +394,7 @@ reduction_plan compute_plan(const rmpl_mpi_op& o, const rmpl_mpi_datatype& t, MP
   }
   // The kernel's own table has the last word (it rejects what its loops do not cover).
   try {
-    coll::combine(plan.kernel, nullptr, nullptr, 0);
+    coll::check_combinable(plan.kernel);
   } catch (const rmpl::error& e) {
     fail(MPI_ERR_OP, "{} on datatype {} is not supported: {}", name_of(o), name_of(t), e.what());
   }
