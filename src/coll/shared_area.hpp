@@ -103,9 +103,10 @@ class shared_area {
   /// Publishes the bytes this rank's collective whose first round is `s` carries (before round s
   /// is posted; the post's release carries it).
   void announce(std::uint64_t s, std::size_t bytes) noexcept {
-    flags(comm_->rank)
-        .round_bytes[s % fabric::shm::area_flags::size_entries]
-        .store(size_word(s, bytes), std::memory_order_relaxed);
+    fabric::shm::area_flags& mine = flags(comm_->rank);
+    const std::uint32_t e = s % fabric::shm::area_flags::size_entries;
+    mine.round_size[e].store(bytes, std::memory_order_relaxed);
+    mine.round_bytes[e].store(size_word(s, bytes), std::memory_order_relaxed);
   }
   /// Whether member r (which posted round s) announced `bytes` for its collective whose first
   /// round is s; true when its entry was already reused (it ran that far ahead): not known.
@@ -117,9 +118,8 @@ class shared_area {
   /// What member r announced for its collective whose first round is s (after agrees() said no).
   std::size_t announced(int r, std::uint64_t s) const noexcept {
     return static_cast<std::size_t>(
-        flags(r).round_bytes[s % fabric::shm::area_flags::size_entries].load(
-            std::memory_order_relaxed) &
-        0xffffffff);
+        flags(r).round_size[s % fabric::shm::area_flags::size_entries].load(
+            std::memory_order_relaxed));
   }
   /// The first member other than this rank (of those `readable`) that did not announce `bytes`
   /// for the collective whose first round is s, or -1.
@@ -160,8 +160,15 @@ class shared_area {
   }
 
  private:
+  /// The entry of the collective whose first round is s: its round's low 32 bits (a stale entry
+  /// is told from a current one) and a digest of its bytes, their low 32 bits xor their high ones
+  /// times an odd constant: the bytes themselves below 4 GiB, and two sizes equal modulo 4 GiB
+  /// always differ in it (an odd multiplier is invertible modulo 2^32).
   static std::uint64_t size_word(std::uint64_t s, std::size_t bytes) noexcept {
-    return (s & 0xffffffff) << 32 | (static_cast<std::uint64_t>(bytes) & 0xffffffff);
+    const auto b = static_cast<std::uint64_t>(bytes);
+    const auto digest = static_cast<std::uint32_t>(b) ^
+                        static_cast<std::uint32_t>(b >> 32) * std::uint32_t{0x9e3779b1};
+    return (s & 0xffffffff) << 32 | digest;
   }
   fabric::shm::area_flags& flags(int r) const noexcept {
     return engine_->fabric().area(comm_->to_world(r), slot_);

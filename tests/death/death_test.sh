@@ -16,6 +16,9 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
+# marker, now_ms, verdict (sourced before any cd: the script's path may be relative)
+# shellcheck source=tests/death/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RMPLRUN=$(realpath "$1")
 PEER=$(realpath "$2")
 MPI_PEER=${3:+$(realpath "$3")}
@@ -34,9 +37,6 @@ ops=(recv irecv probe ssend sendrecv barrier broadcast reduce allreduce alltoall
      allgather scan reduce_scatter finalize startup)
 deaths=(segv abort exit0 exit3 sigkill)
 
-# A number that appears in no other process's arguments, to find the job's processes with pgrep.
-marker() { echo $((7000000 + RANDOM * 32 + RANDOM % 32)); }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # leftovers MARKER INODE: prints what of a job is still there (nothing, if all is well): processes
 # with MARKER in their arguments, processes holding or mapping the memfd with inode INODE. Waits up
@@ -73,19 +73,6 @@ expect_of() {
 }
 
 report_line() { [[ -n ${DEATH_REPORT:-} ]] && echo "$*" >>"$DEATH_REPORT" || true; }
-
-# verdict NAME PROBLEMS SUMMARY: one ok / not ok line for a case, with the output on failure.
-verdict() {
-  if [[ -z $2 ]]; then
-    echo "ok - $1: $3"
-  else
-    echo "not ok - $1"
-    sed 's/^/#   /' <<<"$2"
-    sed 's/^/#   stdout: /' <"$tmp/out" | head -40 || true
-    sed 's/^/#   stderr: /' <"$tmp/err" | head -40 || true
-    failures=$((failures + 1))
-  fi
-}
 
 # check_job NAME N DEATH OP VICTIM RC MS M: the checks common to every death.
 check_job() {

@@ -22,6 +22,9 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
+# marker, now_ms, verdict (sourced before any cd: the script's path may be relative)
+# shellcheck source=tests/death/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RMPLRUN=$(realpath "$1")
 PEER=$(realpath "$2")
 MPI_PEER=${3:+$(realpath "$3")}
@@ -44,21 +47,7 @@ cd "$tmp"
 # ranks wake to check at least every 50 ms; the bound leaves room for a loaded 2-core machine.
 bound_ms=3000
 
-marker() { echo $((7000000 + RANDOM * 32 + RANDOM % 32)); }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 report_line() { [[ -n ${WATCH_REPORT:-} ]] && echo "$*" >>"$WATCH_REPORT" || true; }
-
-verdict() {
-  if [[ -z $2 ]]; then
-    echo "ok - $1: $3"
-  else
-    echo "not ok - $1"
-    sed 's/^/#   /' <<<"$2"
-    sed 's/^/#   stdout: /' <"$tmp/out" | head -40 || true
-    sed 's/^/#   stderr: /' <"$tmp/err" | head -40 || true
-    failures=$((failures + 1))
-  fi
-}
 
 # start_job N OP [FILES [MPI [DEATH]]]: rmplrun -n N dead_peer DEATH (hang by default) OP
 # (dead_peer_mpi hang OP if MPI is given) in the background (pid in job_pid, marker in m), its

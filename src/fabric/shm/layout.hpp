@@ -150,11 +150,14 @@ struct alignas(cache_line) area_flags {
   static constexpr std::uint32_t short_depth = 256;
   short_slot short_slots[short_depth];
   /// The bytes each shared-area collective of this member carries, at its first round s % entries:
-  /// (s mod 2^32) << 32 | (bytes mod 2^32), written before round s is posted. Readers compare it
-  /// with their own, so ranks whose counts disagree fail instead of reading the wrong bytes
-  /// (coll/shared_area.hpp). Deeper than the rounds a root may run ahead (area_ring::max_ahead).
+  /// (s mod 2^32) << 32 | a 32-bit digest of the bytes (the bytes themselves below 4 GiB; see
+  /// coll/shared_area.hpp), written before round s is posted. Readers compare it with their own,
+  /// so ranks whose counts disagree fail instead of reading the wrong bytes; the whole size is in
+  /// round_size, for the error and for the rounds a disagreeing member would have taken. Deeper
+  /// than the rounds a root may run ahead (area_ring::max_ahead).
   static constexpr std::uint32_t size_entries = 512;
   std::atomic<std::uint64_t> round_bytes[size_entries];
+  std::atomic<std::uint64_t> round_size[size_entries];
 };
 static_assert(sizeof(area_flags::short_slot) == cache_line);
 
