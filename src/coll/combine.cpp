@@ -365,12 +365,9 @@ kernel kernel_of(const detail::reduction& op) noexcept {
 /// kernel_of() found none for.
 [[noreturn]] [[gnu::cold]] void no_kernel(const detail::reduction& op) {
   if (op.op == builtin_op::none) invalid("a user operator without a function");
-  const found k = with_type(op.type, [&]<class T>(std::type_identity<T>) -> found {
-    if constexpr (std::is_void_v<T>)
-      return {};
-    else
-      return {kernel_for<T>(op.op), sizeof(T)};
-  });
+  const auto t = static_cast<std::size_t>(op.type);
+  const auto o = static_cast<std::size_t>(op.op);
+  const found k = t < type_count && o < op_count ? kernels[t][o] : found{};
   if (k.fn == nullptr) {
     std::string m = op_name(op.op);
     m.append(" is not defined on ").append(type_name(op.type));

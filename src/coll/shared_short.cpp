@@ -26,7 +26,12 @@ constexpr std::uint64_t half = depth / 2;
 /// the wrong bytes, or waiting for lines the writer never fills.
 constexpr int size_shift = 48;
 constexpr std::uint64_t number_mask = (std::uint64_t{1} << size_shift) - 1;
-static_assert(payload_lines_max * short_max < (1u << (64 - size_shift)));
+/// Size fields no short call carries (shared_short.hpp, "straddles"): the member took another
+/// algorithm, or (a reduce's root) found a member that took the short protocol where it did not;
+/// either way the line's payload holds the bytes of the member's call.
+constexpr std::uint64_t elsewhere_field = 0xffff;
+constexpr std::uint64_t abandoned_field = 0xfffe;
+static_assert(payload_lines_max * short_max < abandoned_field);
 static_assert(std::max(short_lines_max, payload_lines_max) + half - 1 <= depth,
               "a writer short of room must wait for a count every member reaches without it");
 
@@ -55,26 +60,63 @@ class short_call {
   area_flags::short_slot& line(int r, std::uint64_t i) const noexcept {
     return area(r).short_slots[(first_ + i) % depth];
   }
-  /// The size member r published with its first line of this call (arrived).
+  /// The size field of member r's first line of this call (arrived): its bytes, or
+  /// elsewhere_field or abandoned_field.
+  std::uint64_t field_of(int r) const noexcept {
+    return line(r, 0).call.load(std::memory_order_relaxed) >> size_shift;
+  }
+  /// The bytes of member r's call (its first line of this call arrived).
   std::size_t size_of(int r) const noexcept {
-    return static_cast<std::size_t>(line(r, 0).call.load(std::memory_order_relaxed) >> size_shift);
+    const std::uint64_t field = field_of(r);
+    if (field < abandoned_field) [[likely]]
+      return static_cast<std::size_t>(field);
+    std::uint64_t bytes;
+    std::memcpy(&bytes, line(r, 0).payload, sizeof bytes);
+    return static_cast<std::size_t>(bytes);
   }
   std::size_t own_size() const noexcept { return static_cast<std::size_t>(size_ >> size_shift); }
-  /// Throws, naming member r, whose call carries another size than this rank's (a disagreement;
-  /// the call is finished either way by the caller's handler).
-  [[noreturn]] [[gnu::noinline]] void disagree(int r) const {
-    const std::size_t theirs = size_of(r), mine = own_size();
+  /// Throws, naming member r, whose call carries another size than this rank's `mine` (a
+  /// disagreement; the call is finished either way by the caller).
+  [[noreturn]] [[gnu::noinline]] void disagree(int r, std::size_t mine) const {
+    const std::size_t theirs = size_of(r);
     base::fail(theirs > mine ? errc::truncated : errc::invalid_argument,
-               "{} (short) on rank {} (communicator of {}): the ranks' counts disagree: rank {} "
+               "{} ({}) on rank {} (communicator of {}): the ranks' counts disagree: rank {} "
                "expected {} bytes from rank {} but {} arrived",
-               what_, rank(), size(), rank(), mine, r, theirs);
+               what_, own_size() < abandoned_field ? "short" : "entry", rank(), size(), rank(),
+               mine, r, theirs);
   }
+  [[noreturn]] void disagree(int r) const { disagree(r, own_size()); }
   /// A reader that found member r's call of another size: takes that call's numbers as its own
   /// (a broadcast's readers all follow the root), so the next short call lines up again.
   void follow(int r) noexcept {
-    const std::uint64_t lines = payload_lines(size_of(r));
+    const std::uint64_t lines = field_of(r) < abandoned_field ? payload_lines(size_of(r)) : 1;
     k_ = first_ + lines - 1;
     c_.short_calls = k_;
+  }
+  /// Waits until every other member has entered this call (published its first line: short
+  /// ones their payload, the others their entry), then returns the most bytes among the members
+  /// that took another algorithm, if any.
+  elsewhere entries_elsewhere() {
+    e_.wait_until([&] {
+      for (int r = 0; r < size(); ++r) {
+        if (r == rank()) continue;
+        if ((line(r, 0).call.load(std::memory_order_acquire) & number_mask) != first_) return false;
+      }
+      return true;
+    });
+    elsewhere most;
+    for (int r = 0; r < size(); ++r) {
+      if (r != rank() && field_of(r) == elsewhere_field)
+        most = std::max(most.value_or(0), size_of(r));
+    }
+    return most;
+  }
+  /// Publishes this rank's entry (a call that takes no short protocol): `bytes` in its slot's
+  /// payload, the size field `field` (the call was made with it as its size).
+  void publish_entry(std::size_t bytes, std::uint64_t field) const noexcept {
+    const auto b = static_cast<std::uint64_t>(bytes);
+    std::memcpy(slot(rank()).payload, &b, sizeof b);
+    slot(rank()).call.store(k_ | field << size_shift, std::memory_order_release);
   }
 
   /// Waits until this rank may overwrite its slots of call k: every member has finished call
@@ -246,13 +288,22 @@ void fold_lines(const short_call& call, const reduction& op, std::size_t len, co
 
 /// Waits for the other members' line `line` of the call (a one-line call: their slots), reads them
 /// with `read` and finishes the call, also when the wait or `read` throws (a rank died, a user
-/// operator threw): the slots of this call are read no more either way.
+/// operator threw): the slots of this call are read no more either way. Returns the bytes of a
+/// member that took another algorithm (its count differs: the caller runs that algorithm), when
+/// `may_follow`; otherwise a member of another size is a disagreement.
 template <class Read>
-void read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0) {
+elsewhere read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0,
+                        bool may_follow = true) {
   try {
     // Every member's first line carries its size: compared before any later line is awaited,
     // as a member whose count differs fills another number of lines.
     if (const int differs = call.wait_arrivals(0); differs >= 0) [[unlikely]] {
+      if (may_follow) {
+        if (const elsewhere other = call.entries_elsewhere()) {
+          call.finish();
+          return other;
+        }
+      }
       call.disagree(differs);
     }
     if (line != 0) call.wait_arrivals(line);
@@ -262,18 +313,19 @@ void read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0) {
     throw;
   }
   call.finish();
+  return {};
 }
 
 /// Folds the other members' operands of the call as they arrive (fold_slots, or fold_lines for a
 /// call of several lines; see read_arrivals).
-void fold_arrivals(short_call& call, const reduction& op, std::size_t len, std::size_t lines,
-                   const std::byte* own, std::byte* acc) {
+elsewhere fold_arrivals(short_call& call, const reduction& op, std::size_t len, std::size_t lines,
+                        const std::byte* own, std::byte* acc, bool may_follow) {
   if (lines == 1) {
-    read_arrivals(call, [&] { fold_slots(call, op, len, own, acc); });
-  } else {
-    read_arrivals(
-        call, [&] { fold_lines(call, op, len, own, acc); }, lines - 1);
+    return read_arrivals(
+        call, [&] { fold_slots(call, op, len, own, acc); }, 0, may_follow);
   }
+  return read_arrivals(
+      call, [&] { fold_lines(call, op, len, own, acc); }, lines - 1, may_follow);
 }
 
 /// Writes `len` bytes from `from` into this rank's `lines` lines of the call and publishes them
@@ -297,7 +349,7 @@ void barrier_short(core::engine& e, core::communicator& c) {
   call.finish();
 }
 
-void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
+elsewhere broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
   const std::size_t lines = payload_lines(data.size());
   short_call call(e, c, "broadcast", data.size(), lines);
   if (call.rank() == root) {
@@ -306,14 +358,18 @@ void broadcast_short(core::engine& e, core::communicator& c, bytes data, int roo
     // The root's first line carries its size (the only line of most calls): a root whose count
     // differs fills another number of lines, so the last line is awaited only once they agree.
     if (!call.wait_arrival(root, 0)) [[unlikely]] {
+      const bool root_elsewhere = call.field_of(root) == elsewhere_field;
+      const std::size_t theirs = call.size_of(root);  // before finish(): then the root may reuse it
       call.follow(root);
       call.finish();
+      if (root_elsewhere) return theirs;
       call.disagree(root);
     }
     if (lines != 1) call.wait_arrival(root, lines - 1);  // its last line
     read_lines(call, root, data.data(), data.size());
   }
   call.finish();
+  return {};
 }
 
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
@@ -328,18 +384,22 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
     call.finish();
     return;
   }
-  // The root's own operand is kept in an aligned copy, not published: it may be `out` itself (in
-  // place), and no other rank reads it.
+  // The root publishes its first line's word (no payload): a member whose count takes another
+  // algorithm waits for it (reduce_enter_elsewhere). Its own operand is kept in an aligned copy,
+  // not published: it may be `out` itself (in place), and no other rank reads it. A member that
+  // took another algorithm is a disagreement here: the root decides (shared_short.hpp).
+  call.make_room();
+  call.publish_line(0);
   // Its first line's bytes are all defined: fold_slots copies whole payloads.
   alignas(64) std::byte mine[payload_max], acc[payload_max];
   std::memset(mine, 0, short_max);
   if (len != 0) std::memcpy(mine, in.data(), len);
-  fold_arrivals(call, op, len, lines, mine, acc);
+  fold_arrivals(call, op, len, lines, mine, acc, false);
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
-void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
-                     const reduction& op) {
+elsewhere allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                          const reduction& op) {
   const std::size_t len = in.size(), lines = payload_lines(len);
   short_call call(e, c, "allreduce", len, lines);
   // Every rank publishes its operand and folds all of them: one line written and one read per
@@ -348,11 +408,13 @@ void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, byt
   // written there.
   publish_own(call, in.data(), len, lines);
   alignas(64) std::byte acc[payload_max];
-  fold_arrivals(call, op, len, lines, nullptr, acc);
+  if (const elsewhere other = fold_arrivals(call, op, len, lines, nullptr, acc, true)) [[unlikely]]
+    return other;
   if (len != 0) std::memcpy(out.data(), acc, len);
+  return {};
 }
 
-void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+elsewhere allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
   const std::size_t block = in.size();
   short_call call(e, c, "allgather", block);
   // Every rank publishes its block and copies every slot, its own too (a local line): `in` may
@@ -360,7 +422,7 @@ void allgather_short(core::engine& e, core::communicator& c, const_bytes in, byt
   // written and one read per other member; the wait is for all of them, so no rank runs more than
   // one call ahead of another here, but a broadcast's root may have (make_room).
   publish_own(call, in.data(), block);
-  read_arrivals(call, [&] {
+  return read_arrivals(call, [&] {
     if (block == 0) return;  // `out` may then be null
     std::byte* to = out.data();
     for (int r = 0; r < call.size(); ++r, to += block) {
@@ -369,7 +431,7 @@ void allgather_short(core::engine& e, core::communicator& c, const_bytes in, byt
   });
 }
 
-void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+elsewhere alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
   const auto members = static_cast<std::size_t>(c.size);
   const std::size_t block = in.size() / members;
   const std::size_t lines = alltoall_short_lines(c.size, block);
@@ -390,7 +452,7 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
   const auto me = static_cast<std::size_t>(call.rank());
   const std::size_t mine = me / per_line;
   const std::size_t offset = me % per_line * block;
-  read_arrivals(
+  return read_arrivals(
       call,
       [&] {
         if (block == 0) return;  // `out` may be null then
@@ -400,6 +462,85 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
         }
       },
       mine);
+}
+
+void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes) {
+  short_call call(e, c, what, elsewhere_field);
+  ++c.short_entries;
+  call.make_room();
+  call.publish_entry(bytes, elsewhere_field);
+  call.wake_others();
+  call.finish();
+}
+
+std::size_t enter_elsewhere_all(core::engine& e, core::communicator& c, const char* what,
+                                std::size_t bytes) {
+  short_call call(e, c, what, elsewhere_field);
+  ++c.short_entries;
+  call.make_room();
+  call.publish_entry(bytes, elsewhere_field);
+  call.wake_others();
+  const elsewhere most = call.entries_elsewhere();
+  call.finish();
+  return std::max(bytes, most.value_or(0));
+}
+
+std::size_t broadcast_follow_root(core::engine& e, core::communicator& c, std::size_t bytes,
+                                  int root) {
+  short_call call(e, c, "broadcast", elsewhere_field);
+  ++c.short_entries;
+  // Waits for the root's entry (the number alone: its size field says which way it went).
+  call.wait_arrival(root, 0);
+  const bool root_elsewhere = call.field_of(root) == elsewhere_field;
+  const std::size_t theirs = call.size_of(root);
+  call.finish();
+  if (!root_elsewhere) call.disagree(root, bytes);  // the root took the short protocol
+  return theirs;
+}
+
+std::size_t reduce_enter_elsewhere(core::engine& e, core::communicator& c, std::size_t bytes,
+                                   int root) {
+  short_call call(e, c, "reduce", elsewhere_field);
+  ++c.short_entries;
+  call.make_room();
+  if (call.rank() != root) {
+    call.publish_entry(bytes, elsewhere_field);
+    call.fence();
+    call.wake(root);
+    call.wait_arrival(root, 0);  // the root's decision
+    const std::uint64_t field = call.field_of(root);
+    const std::size_t theirs = call.size_of(root);
+    call.finish();
+    if (field == elsewhere_field) return theirs;
+    if (field == abandoned_field) {
+      base::fail(theirs > bytes ? errc::truncated : errc::invalid_argument,
+                 "reduce on rank {} (communicator of {}): the ranks' counts disagree: this rank "
+                 "carries {} bytes, the root (rank {}) {}, and the root found a rank whose count "
+                 "takes another algorithm",
+                 c.rank, c.size, bytes, root, theirs);
+    }
+    call.disagree(root, bytes);  // the root took the short protocol
+  }
+  // The root: every member's entry first (a member that took the short protocol has left its
+  // operand in its slot and gone), then its decision, which the members that took another
+  // algorithm wait for.
+  call.entries_elsewhere();
+  int short_member = -1;
+  for (int r = 0; r < call.size() && short_member < 0; ++r) {
+    if (r != root && call.field_of(r) != elsewhere_field) short_member = r;
+  }
+  call.publish_entry(bytes, short_member < 0 ? elsewhere_field : abandoned_field);
+  call.wake_others();
+  if (short_member >= 0) {
+    try {
+      call.disagree(short_member, bytes);
+    } catch (...) {
+      call.finish();
+      throw;
+    }
+  }
+  call.finish();
+  return bytes;
 }
 
 }  // namespace rmpl::coll

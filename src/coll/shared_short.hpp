@@ -18,9 +18,31 @@
 // starts, so every rank finishes its short calls in order and short_done is a plain count. The
 // nonblocking collectives keep their own rounds (shared_area.hpp) and tags: neither waits for the
 // other, so a blocking short call after a pending collective of the same communicator is safe.
+//
+// Straddles. Ranks whose counts disagree (an erroneous program) can fall on both sides of the
+// size at which a collective leaves the short protocol: the short ones would wait in their slots
+// for members that never write there, the others in another algorithm for members that never run
+// it. So every blocking broadcast, reduce, allreduce, allgather and alltoall on a communicator
+// with an area takes its short call, whichever algorithm it runs: a rank that runs another one
+// first publishes its entry in its slot (a size field no short call carries, its bytes in the
+// payload). Then:
+// - allreduce, allgather, alltoall: a short rank that finds a member of another size looks at
+//   every member's entry; if one took another algorithm, it runs the algorithm chosen for the most
+//   bytes among those (with its own arguments, whose sizes that algorithm's checks then find
+//   wrong on every rank). Ranks that took other algorithms publish and go on; an alltoall's, whose
+//   other algorithms change with the block too, wait for every entry and run the same.
+// - broadcast: the root decides. It publishes its entry (or its payload) and goes on; every other
+//   rank waits for it and runs the algorithm the root's bytes take, or fails at once when the root
+//   took the short protocol and it did not.
+// - reduce: the root decides too, but a short member leaves its operand and goes on without
+//   waiting for anyone, so the root, when it takes another algorithm, waits for every member's
+//   entry before it decides: all took other algorithms (then every rank runs the one the root's
+//   bytes take), or a member took the short protocol (then the root fails and publishes that it
+//   abandoned the call; the others that took another algorithm wait for that decision and fail).
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "coll/collectives.hpp"
 #include "fabric/shm/layout.hpp"
@@ -59,16 +81,20 @@ inline constexpr std::size_t broadcast_short_max = 9 * short_max;
 inline constexpr std::size_t reduce_short_max = 256;
 inline constexpr std::size_t allreduce_short_max = 128;
 
+/// What a short call that may meet a straddle (above) returns: nothing when it ran, or the bytes of
+/// the call whose algorithm this rank must run instead (with its own arguments).
+using elsewhere = std::optional<std::size_t>;
+
 /// The collectives over the short protocol, run to their end. The communicator must hold an area;
 /// `data` and `in` at most payload_lines_max lines, `op`'s elements whole in them.
 void barrier_short(core::engine& e, core::communicator& c);
-void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root);
+elsewhere broadcast_short(core::engine& e, core::communicator& c, bytes data, int root);
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
                   const reduction& op, int root);
-void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
-                     const reduction& op);
+elsewhere allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                          const reduction& op);
 /// `in` (one block, at most short_max bytes) may lie in `out` (size() blocks).
-void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
+elsewhere allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
 /// An alltoall may take up to this many lines (and as many call numbers) of each member's ring:
 /// with 8 ranks, blocks of up to 28 bytes.
 inline constexpr std::size_t short_lines_max = 4;
@@ -83,6 +109,26 @@ inline std::size_t alltoall_short_lines(int members, std::size_t block) noexcept
   return (n + per_line - 1) / per_line;
 }
 /// `in` holds size() equal blocks, alltoall_short_lines() <= short_lines_max; `out` as many.
-void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
+elsewhere alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
+
+/// The entries of blocking calls that run another algorithm where other ranks may have taken the
+/// short protocol (see "straddles" above); `bytes`: what this rank's call carries (an alltoall's
+/// block). An allreduce, allgather or alltoall, or a broadcast's root: publishes the entry.
+void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes);
+/// An alltoall: publishes the entry, waits for every member's, and returns the most bytes among
+/// its own and those of the members that took another algorithm: the algorithm chosen for them is
+/// the one every such rank runs (an alltoall's other algorithms change with the block too).
+std::size_t enter_elsewhere_all(core::engine& e, core::communicator& c, const char* what,
+                                std::size_t bytes);
+/// A broadcast's other ranks: wait for the root's entry and return the bytes the root's call
+/// carries, whose algorithm they run; throw (errc::truncated or invalid_argument, naming both
+/// sizes) when the root took the short protocol.
+std::size_t broadcast_follow_root(core::engine& e, core::communicator& c, std::size_t bytes,
+                                  int root);
+/// A reduce on every rank that takes another algorithm: returns the root's bytes, whose algorithm
+/// every rank then runs, or throws when the root took the short protocol or found a member that
+/// did.
+std::size_t reduce_enter_elsewhere(core::engine& e, core::communicator& c, std::size_t bytes,
+                                   int root);
 
 }  // namespace rmpl::coll

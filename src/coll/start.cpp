@@ -352,8 +352,8 @@ core::request* checked_start(const target& t, collective c, Start&& start) {
 constexpr std::size_t alltoall_shared_max = 512u << 10;
 
 /// Whether the shared-area algorithms may run: the communicator has an area, and the checked mode
-/// is off (see above).
-bool area_usable(const target& t) {
+/// is off (see above). Inlined: the short protocol's choice asks it on every call.
+[[gnu::always_inline]] inline bool area_usable(const target& t) {
   return t.comm.area >= 0 && !checking();
 }
 
@@ -418,20 +418,25 @@ std::string_view chosen(const target& t, collective c) {
 /// blocks (2026-11-23, loaded, 19 pairs): 0.74 and 0.40-0.52 at 2 ranks (recursive doubling,
 /// linear), 0.80-0.93 at 4 and 8 ("shared").
 bool short_by_default(const target& t, collective c, bool fits) {
-  return t.to_end && fits && t.comm.area >= 0 && !checking() && !algorithm_forced(c);
+  return t.to_end && fits && area_usable(t) && !algorithm_forced(c);
 }
-/// Runs the short protocol through `run` if `name` is "short" and the call can take it (a blocking
-/// one whose payload `fits`): true, the call is over. A call forced to "short" that cannot take it
-/// runs "shared" instead: `name` becomes "shared", false.
-template <class Run>
-bool ran_short(const target& t, std::string_view& name, bool fits, Run&& run) {
-  if (!is(name, "short")) return false;
-  if (!t.to_end || !fits) {
-    name = "shared";
-    return false;
-  }
-  run();
-  return true;
+/// Whether a call forced to "short" (RMPL_COLL_<NAME>=short) takes it: a blocking one whose
+/// payload `fits` the protocol at all, on a communicator with an area. One that cannot runs
+/// "shared" instead (short_or_shared).
+bool short_forced(const target& t, collective c, bool fits) {
+  return t.to_end && fits && area_usable(t) && algorithm_forced(c) && is(forced(c), "short");
+}
+/// The algorithm forced for `c` (chosen()), with "short" read as "shared": for a call that did
+/// not take the short protocol although it was forced.
+std::string_view short_or_shared(const target& t, collective c) {
+  const std::string_view name = chosen(t, c);
+  return is(name, "short") ? "shared" : name;
+}
+/// Whether a blocking call that does not take the short protocol publishes its entry in its short
+/// call (shared_short.hpp, "straddles"): ranks whose counts differ may have taken the protocol.
+/// Not when another algorithm is forced: every rank runs that one.
+bool others_may_take_short(const target& t, collective c) {
+  return t.to_end && area_usable(t) && (!algorithm_forced(c) || is(forced(c), "short"));
 }
 
 }  // namespace
@@ -456,14 +461,13 @@ void join_rejected(const target& t, collective c, errc code) {
 core::request* start_barrier(const target& t) {
   return checked_start(t, collective::barrier, [&]() -> core::request* {
     constexpr auto c = collective::barrier;
-    if (short_by_default(t, c, true)) {
+    if (short_by_default(t, c, true) || short_forced(t, c, true)) {
       barrier_short(t.engine, t.comm);
       return nullptr;
     }
     const agreement a = agree_on(c);
-    std::string_view name = chosen(t, c);
+    std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) name = area_usable(t) ? "shared" : "dissemination";
-    if (ran_short(t, name, true, [&] { barrier_short(t.engine, t.comm); })) return nullptr;
     if (is(name, "shared"))
       return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
     return launch(t, c, a, "dissemination", 0,
@@ -478,18 +482,27 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     const agreement a = agree_on(c, root, data.size());
     check_buffer(t, c, data, "buffer");
     const bool short_fits = payload_fits(data.size());
-    if (short_by_default(t, c, data.size() <= broadcast_short_max && short_fits)) {
-      broadcast_short(t.engine, t.comm, data, root);
-      return nullptr;
+    // The bytes whose algorithm this rank runs: its own, or the root's (straddles).
+    std::size_t by = data.size();
+    if (short_by_default(t, c, data.size() <= broadcast_short_max && short_fits) ||
+        short_forced(t, c, short_fits)) {
+      const elsewhere root_bytes = broadcast_short(t.engine, t.comm, data, root);
+      if (!root_bytes) [[likely]]
+        return nullptr;
+      by = *root_bytes;
+    } else if (others_may_take_short(t, c)) {
+      if (t.comm.rank == root) {
+        enter_elsewhere(t.engine, t.comm, "broadcast", data.size());
+      } else {
+        by = broadcast_follow_root(t.engine, t.comm, data.size(), root);
+      }
     }
-    std::string_view name = chosen(t, c);
+    std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
-      name = shared_suits(t, data.size(), single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
-             : t.comm.size <= 2 || data.size() < (256u << 10)                         ? "binomial"
-                                                              : "scatter_allgather";
+      name = shared_suits(t, by, single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
+             : t.comm.size <= 2 || by < (256u << 10)                         ? "binomial"
+                                                                             : "scatter_allgather";
     }
-    if (ran_short(t, name, short_fits, [&] { broadcast_short(t.engine, t.comm, data, root); }))
-      return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_shared(x, data, root); });
@@ -515,19 +528,23 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const std::size_t count = in.size() / op.element;
     // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
-    if (short_by_default(t, c, in.size() <= reduce_short_max && payload_fits(in.size()))) {
+    const bool short_fits = payload_fits(in.size());
+    if (short_by_default(t, c, in.size() <= reduce_short_max && short_fits) ||
+        short_forced(t, c, short_fits)) {
       reduce_short(t.engine, t.comm, in, out, op, root);
       return nullptr;
     }
-    std::string_view name = chosen(t, c);
+    // The bytes whose algorithm this rank runs: the root's (straddles), which are its own unless
+    // the counts disagree.
+    const std::size_t by = others_may_take_short(t, c)
+                               ? reduce_enter_elsewhere(t.engine, t.comm, in.size(), root)
+                               : in.size();
+    std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
-      name = shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
-             : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
-                                                        : "binomial";
+      name = shared_suits(t, by, ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
+             : halving_fits && by >= (64u << 10)                                 ? "rabenseifner"
+                                                                                 : "binomial";
     }
-    if (ran_short(t, name, payload_fits(in.size()),
-                  [&] { reduce_short(t.engine, t.comm, in, out, op, root); }))
-      return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return reduce_shared(x, in, out, op, root); });
@@ -585,19 +602,25 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     const agreement a = with_op(agree_on(c, -1, in.size()), op);
     check_buffers(t, c, in, out);
     check_room(t, c, out.size(), in.size(), "receive buffer");
-    if (short_by_default(t, c, in.size() <= allreduce_short_max && payload_fits(in.size()))) {
-      allreduce_short(t.engine, t.comm, in, out, op);
-      return nullptr;
+    const bool short_fits = payload_fits(in.size());
+    // The bytes whose algorithm this rank runs: its own, or those of a rank that took another
+    // algorithm than the short protocol (straddles).
+    std::size_t by = in.size();
+    if (short_by_default(t, c, in.size() <= allreduce_short_max && short_fits) ||
+        short_forced(t, c, short_fits)) {
+      const elsewhere other = allreduce_short(t.engine, t.comm, in, out, op);
+      if (!other) [[likely]]
+        return nullptr;
+      by = *other;
+    } else if (others_may_take_short(t, c)) {
+      enter_elsewhere(t.engine, t.comm, "allreduce", in.size());
     }
-    std::string_view name = chosen(t, c);
+    std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       name = area_usable(t) && area_fits(t, op) ? "shared"
-             : in.size() >= (16u << 10)         ? "rabenseifner"
+             : by >= (16u << 10)                ? "rabenseifner"
                                                 : "recursive_doubling";
     }
-    if (ran_short(t, name, payload_fits(in.size()),
-                  [&] { allreduce_short(t.engine, t.comm, in, out, op); }))
-      return nullptr;
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_shared(x, in, out, op); });
@@ -795,25 +818,28 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     const int n = t.comm.size;
     const std::size_t total = static_cast<std::size_t>(n) * in.size();
     check_room(t, c, out.size(), total, "receive buffer");
-    if (short_by_default(t, c, in.size() <= short_max)) {
-      allgather_short(t.engine, t.comm, in, out);
-      return nullptr;
+    std::size_t by = in.size();  // as allreduce
+    if (short_by_default(t, c, in.size() <= short_max) ||
+        short_forced(t, c, in.size() <= short_max)) {
+      const elsewhere other = allgather_short(t.engine, t.comm, in, out);
+      if (!other) [[likely]]
+        return nullptr;
+      by = *other;
+    } else if (others_may_take_short(t, c)) {
+      enter_elsewhere(t.engine, t.comm, "allgather", in.size());
     }
-    std::string_view name = chosen(t, c);
+    std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       // The areas at every size: each rank copies its block in once and every block out once,
       // where the ring's p - 1 steps each wait for a peer to be scheduled (2026-11-27, AMD host,
       // medians of 4-6 interleaved pairs, forced shared over ring: 256 KiB blocks 0.66x the time
       // with 3 ranks, 0.70x with 4, 0.51x with 5, 0.44x with 8; 1 MiB blocks 0.81x, 0.72-0.80x,
       // 0.56x, 0.62x).
-      name = shared_exchange_suits(t) ? "shared"
-             : total >= (64u << 10)   ? "ring"
-             : is_pow2(n)             ? "recursive_doubling"
-                                      : "bruck";
+      name = shared_exchange_suits(t)                          ? "shared"
+             : static_cast<std::size_t>(n) * by >= (64u << 10) ? "ring"
+             : is_pow2(n)                                      ? "recursive_doubling"
+                                                               : "bruck";
     }
-    if (ran_short(t, name, in.size() <= short_max,
-                  [&] { allgather_short(t.engine, t.comm, in, out); }))
-      return nullptr;
     if (is(name, "recursive_doubling") && !is_pow2(n)) name = "bruck";
     if (is(name, "shared")) {
       return launch(t, c, a, name, in.size(),
@@ -862,24 +888,29 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     check_room(t, c, out.size(), in.size(), "receive buffer");
     const std::size_t block = in.size() / static_cast<std::size_t>(n);
     const bool short_fits = alltoall_short_lines(n, block) <= short_lines_max;
-    if (short_by_default(t, c, short_fits)) {
-      alltoall_short(t.engine, t.comm, in, out);
-      return nullptr;
+    std::size_t by = block;  // as allreduce
+    if (short_by_default(t, c, short_fits) || short_forced(t, c, short_fits)) {
+      const elsewhere other = alltoall_short(t.engine, t.comm, in, out);
+      if (!other) [[likely]]
+        return nullptr;
+      by = *other;
+    } else if (others_may_take_short(t, c)) {
+      by = enter_elsewhere_all(t.engine, t.comm, "alltoall", block);
     }
-    std::string_view name = chosen(t, c);
+    std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       // Blocks of 32 KiB and more go faster as messages, each copied once by a rendezvous
       // (single copy), than twice through the areas: linear over shared 0.77-0.83x the time at
       // 32 KiB, 0.62-0.72x at 64 KiB with 4 and 8 ranks; 1.01-1.02x at 16 KiB. And all at once
       // (linear) rather than pairwise: 0.91x at 1 MiB (2026-11-23, medians of 5 pairs). Without
       // single copy a message is copied twice too, and the areas keep every size they take.
-      const bool as_messages = single_copy(t) && block >= (32u << 10);
-      name = shared_exchange_suits(t) && in.size() <= alltoall_shared_max && !as_messages ? "shared"
-             : block <= 128 && n > 2                                                      ? "bruck"
-                                     : "linear";
+      const bool as_messages = single_copy(t) && by >= (32u << 10);
+      name = shared_exchange_suits(t) && static_cast<std::size_t>(n) * by <= alltoall_shared_max &&
+                     !as_messages
+                 ? "shared"
+             : by <= 128 && n > 2 ? "bruck"
+                                  : "linear";
     }
-    if (ran_short(t, name, short_fits, [&] { alltoall_short(t.engine, t.comm, in, out); }))
-      return nullptr;
     if (is(name, "shared")) {
       return launch(t, c, a, name, block, [&](exchange x) { return alltoall_shared(x, in, out); });
     }

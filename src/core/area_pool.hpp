@@ -43,7 +43,10 @@ class area_pool {
   /// Zeroes every word of this rank's areas. Only when no rank reads them any more: after the
   /// job-wide barrier of finalize, so that a later session's rounds, counted from 1, start clean.
   void reset_mine() noexcept {
-    for (std::uint32_t slot = 0; slot < dom_.p().coll_slots; ++slot) zero(static_cast<int>(slot));
+    for (std::uint32_t slot = 0; slot < dom_.p().coll_slots; ++slot) {
+      zero(static_cast<int>(slot));
+      dom_.area(dom_.rank(), static_cast<int>(slot)).freed.store(0, std::memory_order_relaxed);
+    }
   }
 
   /// Claims the lowest slot free in `agreed` (every member's free_mask() AND-ed), or nothing.
@@ -52,14 +55,19 @@ class area_pool {
     if (bits == 0) return std::nullopt;
     const int slot = std::countr_zero(bits);
     free_ &= ~(mask{1} << slot);
+    dom_.area(dom_.rank(), slot).freed.store(0, std::memory_order_relaxed);
     return slot;
   }
 
-  /// Gives `slot` back once every one of `members` (job ranks) has released round `last`.
-  /// And likewise has finished short call `short_last` (coll/shared_short.hpp).
+  /// Gives `slot` back once every one of `members` (job ranks) has released round `last` and
+  /// finished short call `short_last` (coll/shared_short.hpp), or freed the communicator too.
+  /// The counts alone are not enough: after the ranks' counts disagreed in a collective, members
+  /// claim different numbers of rounds and short calls, and the slot would never drain (8 slots:
+  /// then every new communicator goes without an area).
   void release(int slot, std::vector<int> members, std::uint64_t last,
                std::uint64_t short_last = 0) {
     if (slot <= 0) return;
+    dom_.area(dom_.rank(), slot).freed.store(1, std::memory_order_release);
     draining_.push_back({slot, std::move(members), last, short_last});
   }
 
@@ -78,6 +86,7 @@ class area_pool {
     mine.released.store(0, std::memory_order_relaxed);
     mine.short_done.store(0, std::memory_order_relaxed);
     for (auto& s : mine.short_slots) s.call.store(0, std::memory_order_relaxed);
+    // round_size is not zeroed: it is read only after the entry of round_bytes beside it matched.
     for (auto& w : mine.round_bytes) w.store(0, std::memory_order_relaxed);
   }
   bool drained(const draining& d) const noexcept {
@@ -85,6 +94,7 @@ class area_pool {
       const fabric::shm::area_flags& a = dom_.area(r, d.slot);
       if ((a.released.load(std::memory_order_acquire) < d.last ||
            a.short_done.load(std::memory_order_acquire) < d.short_last) &&
+          a.freed.load(std::memory_order_acquire) == 0 &&
           dom_.info(r).state.load(std::memory_order_acquire) != fabric::shm::rank_state::dead) {
         return false;
       }

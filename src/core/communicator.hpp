@@ -28,6 +28,9 @@ struct communicator {
   area_ring area_rounds;  ///< where the shared-area rounds started here lie (coll/shared_area.hpp)
   std::uint64_t short_calls = 0;  ///< short-protocol calls made here (coll/shared_short.hpp)
   std::uint64_t short_seen = 0;   ///< the least short_done of the members, as last read
+  /// Of short_calls, the entries of calls that ran another algorithm (coll/shared_short.hpp,
+  /// "straddles"): tests tell by it which calls took the protocol.
+  std::uint64_t short_entries = 0;
 
   std::uint32_t collective_context() const noexcept { return context + 1; }
   int to_world(int r) const noexcept {

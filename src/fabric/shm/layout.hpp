@@ -158,6 +158,9 @@ struct alignas(cache_line) area_flags {
   static constexpr std::uint32_t size_entries = 512;
   std::atomic<std::uint64_t> round_bytes[size_entries];
   std::atomic<std::uint64_t> round_size[size_entries];
+  /// 1 once this member has freed the communicator that holds the slot (it reads the others' words
+  /// no more), 0 again when it claims the slot for another (core/area_pool.hpp).
+  alignas(cache_line) std::atomic<std::uint32_t> freed{0};
 };
 static_assert(sizeof(area_flags::short_slot) == cache_line);
 

@@ -1,0 +1,118 @@
+/* Counts that disagree across the size at which a collective changes algorithm, in the default
+ * mode (an erroneous program), with MPI_ERRORS_RETURN: one rank (the root, or the last rank)
+ * passes a count that takes one algorithm, the others a count that takes another (the short
+ * protocol against the shared rounds or messages, or two of those). Each rank's algorithm follows
+ * from its own count, so before the entries of coll/shared_short.hpp ("straddles") the ranks
+ * waited for each other in different algorithms until the harness's timeout. Every rank must
+ * return, and the ranks that receive a size they do not expect must fail: a broadcast's ranks
+ * whose count is not the root's, a reduce's root, everyone in the others. Each case runs on a
+ * fresh duplicate of MPI_COMM_WORLD, freed after it (after a disagreement a communicator is not
+ * used again). For debugging: RMPL_STRADDLE_VERBOSE=1 names each case as it starts,
+ * RMPL_STRADDLE_ONLY=<collective name> runs that one alone. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+
+static int rank, size;
+
+enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, COLLS };
+static const char* const names[COLLS] = {"bcast", "reduce", "allreduce", "allgather", "alltoall"};
+
+/* Ints per rank (per block for allgather and alltoall): 2 takes the short protocol everywhere;
+ * 300 (1200 bytes) takes none, the shared rounds or trees; 20000 (80 KB) takes the messages where
+ * the automatic choice has them (a broadcast with 2 ranks, an alltoall's linear exchange). */
+static const int pairs[][2] = {{2, 300}, {2, 20000}, {300, 20000}};
+
+static int must_fail(enum coll c, int mine, int root_count) {
+  switch (c) {
+    case BCAST:
+      return mine != root_count;
+    case REDUCE:
+      return rank == 0;
+    default:
+      return 1;
+  }
+}
+
+static int run(enum coll c, int mine, MPI_Comm comm) {
+  const size_t room = (size_t)mine * (size_t)size;
+  int* in = calloc(room, sizeof(int));
+  int* out = calloc(room, sizeof(int));
+  CHECK(in != NULL && out != NULL, "out of memory");
+  for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
+  int err = MPI_SUCCESS;
+  switch (c) {
+    case BCAST:
+      err = MPI_Bcast(in, mine, MPI_INT, 0, comm);
+      break;
+    case REDUCE:
+      err = MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
+      break;
+    case ALLREDUCE:
+      err = MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
+      break;
+    case ALLGATHER:
+      err = MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, comm);
+      break;
+    case ALLTOALL:
+      err = MPI_Alltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm);
+      break;
+    default:
+      break;
+  }
+  free(in);
+  free(out);
+  return err;
+}
+
+int main(int argc, char** argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  const int verbose = getenv("RMPL_STRADDLE_VERBOSE") != NULL;
+  const char* only = getenv("RMPL_STRADDLE_ONLY");
+  if (size > 1) { /* one rank has nobody to disagree with */
+    for (int c = 0; c < COLLS; ++c) {
+      if (only != NULL && *only != '\0' && strcmp(only, names[c]) != 0) continue;
+      for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; ++p) {
+        for (int odd_last = 0; odd_last < 2; ++odd_last) {
+          for (int odd_big = 0; odd_big < 2; ++odd_big) {
+            const int odd = odd_last ? size - 1 : 0;
+            const int odd_count = pairs[p][odd_big];
+            const int others = pairs[p][!odd_big];
+            const int mine = rank == odd ? odd_count : others;
+            const int root_count = odd == 0 ? odd_count : others;
+            MPI_Comm comm;
+            CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+            CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+            if (verbose && rank == 0) {
+              printf("%s: rank %d passes %d ints, the others %d\n", names[c], odd, odd_count,
+                     others);
+              fflush(stdout);
+            }
+            const int err = run((enum coll)c, mine, comm);
+            int cls = -1;
+            MPI_Error_class(err, &cls);
+            char text[MPI_MAX_ERROR_STRING] = "";
+            int len = 0;
+            if (err != MPI_SUCCESS) MPI_Error_string(err, text, &len);
+            CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT ||
+                      cls == MPI_ERR_ARG || cls == MPI_ERR_OTHER,
+                  "%s, rank %d passing %d ints and the others %d: error class %d (%s)", names[c],
+                  odd, odd_count, others, cls, text);
+            CHECK(!must_fail((enum coll)c, mine, root_count) || cls != MPI_SUCCESS,
+                  "%s, rank %d passing %d ints and the others %d: this rank (count %d) returned "
+                  "MPI_SUCCESS",
+                  names[c], odd, odd_count, others, mine);
+            MPI_Comm_free(&comm);
+            /* The next case starts together on every rank. */
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+          }
+        }
+      }
+    }
+  }
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
