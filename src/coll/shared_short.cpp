@@ -96,7 +96,7 @@ class short_call {
   /// Waits until every other member has entered this call (published its first line: short
   /// ones their payload, the others their entry), then returns the most bytes among the members
   /// that took another algorithm, if any.
-  elsewhere entries_elsewhere() {
+  std::optional<std::size_t> entries_elsewhere() {
     e_.wait_until([&] {
       for (int r = 0; r < size(); ++r) {
         if (r == rank()) continue;
@@ -104,12 +104,22 @@ class short_call {
       }
       return true;
     });
-    elsewhere most;
+    std::optional<std::size_t> most;
     for (int r = 0; r < size(); ++r) {
       if (r != rank() && field_of(r) == elsewhere_field)
         most = std::max(most.value_or(0), size_of(r));
     }
     return most;
+  }
+  /// A reader that found member r of another size in its first line: throws runs_elsewhere when
+  /// `may_follow` and a member took another algorithm (the caller runs that one), else the
+  /// disagreement. Out of line: the calls that agree carry none of it.
+  [[noreturn]] [[gnu::noinline]] void met_other_size(int r, bool may_follow) {
+    if (may_follow) {
+      if (const std::optional<std::size_t> other = entries_elsewhere())
+        throw runs_elsewhere{*other};
+    }
+    disagree(r);
   }
   /// Publishes this rank's entry (a call that takes no short protocol): `bytes` in its slot's
   /// payload, the size field `field` (the call was made with it as its size).
@@ -195,6 +205,19 @@ class short_call {
       return same || (word & number_mask) == number;
     });
     return same;
+  }
+
+  /// Waits until member r (a reduce's root) has published its decision for this call, true, or
+  /// has finished the call without one, false (it took the short protocol). Its short_done is
+  /// read before its slot: a decision is stored before the call is finished.
+  bool wait_decision(int r) {
+    bool decided = false;
+    e_.wait_until([&] {
+      const bool finished = area(r).short_done.load(std::memory_order_acquire) >= first_;
+      decided = (line(r, 0).call.load(std::memory_order_acquire) & number_mask) == first_;
+      return decided || finished;
+    });
+    return decided;
   }
 
   /// This rank has read all it needs of call k: its slots of call k - depth may be overwritten.
@@ -288,23 +311,16 @@ void fold_lines(const short_call& call, const reduction& op, std::size_t len, co
 
 /// Waits for the other members' line `line` of the call (a one-line call: their slots), reads them
 /// with `read` and finishes the call, also when the wait or `read` throws (a rank died, a user
-/// operator threw): the slots of this call are read no more either way. Returns the bytes of a
-/// member that took another algorithm (its count differs: the caller runs that algorithm), when
-/// `may_follow`; otherwise a member of another size is a disagreement.
+/// operator threw): the slots of this call are read no more either way. A member of another size
+/// is a disagreement, unless `may_follow` and a member took another algorithm: then this rank
+/// runs that (runs_elsewhere).
 template <class Read>
-elsewhere read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0,
-                        bool may_follow = true) {
+void read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0, bool may_follow = true) {
   try {
     // Every member's first line carries its size: compared before any later line is awaited,
     // as a member whose count differs fills another number of lines.
     if (const int differs = call.wait_arrivals(0); differs >= 0) [[unlikely]] {
-      if (may_follow) {
-        if (const elsewhere other = call.entries_elsewhere()) {
-          call.finish();
-          return other;
-        }
-      }
-      call.disagree(differs);
+      call.met_other_size(differs, may_follow);
     }
     if (line != 0) call.wait_arrivals(line);
     read();
@@ -313,19 +329,20 @@ elsewhere read_arrivals(short_call& call, Read&& read, std::uint64_t line = 0,
     throw;
   }
   call.finish();
-  return {};
 }
 
 /// Folds the other members' operands of the call as they arrive (fold_slots, or fold_lines for a
 /// call of several lines; see read_arrivals).
-elsewhere fold_arrivals(short_call& call, const reduction& op, std::size_t len, std::size_t lines,
-                        const std::byte* own, std::byte* acc, bool may_follow) {
+[[gnu::noinline]] void fold_arrivals(short_call& call, const reduction& op, std::size_t len,
+                                     std::size_t lines, const std::byte* own, std::byte* acc,
+                                     bool may_follow) {
   if (lines == 1) {
-    return read_arrivals(
+    read_arrivals(
         call, [&] { fold_slots(call, op, len, own, acc); }, 0, may_follow);
+  } else {
+    read_arrivals(
+        call, [&] { fold_lines(call, op, len, own, acc); }, lines - 1, may_follow);
   }
-  return read_arrivals(
-      call, [&] { fold_lines(call, op, len, own, acc); }, lines - 1, may_follow);
 }
 
 /// Writes `len` bytes from `from` into this rank's `lines` lines of the call and publishes them
@@ -349,7 +366,7 @@ void barrier_short(core::engine& e, core::communicator& c) {
   call.finish();
 }
 
-elsewhere broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
+void broadcast_short(core::engine& e, core::communicator& c, bytes data, int root) {
   const std::size_t lines = payload_lines(data.size());
   short_call call(e, c, "broadcast", data.size(), lines);
   if (call.rank() == root) {
@@ -362,14 +379,13 @@ elsewhere broadcast_short(core::engine& e, core::communicator& c, bytes data, in
       const std::size_t theirs = call.size_of(root);  // before finish(): then the root may reuse it
       call.follow(root);
       call.finish();
-      if (root_elsewhere) return theirs;
+      if (root_elsewhere) throw runs_elsewhere{theirs};
       call.disagree(root);
     }
     if (lines != 1) call.wait_arrival(root, lines - 1);  // its last line
     read_lines(call, root, data.data(), data.size());
   }
   call.finish();
-  return {};
 }
 
 void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
@@ -384,12 +400,9 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
     call.finish();
     return;
   }
-  // The root publishes its first line's word (no payload): a member whose count takes another
-  // algorithm waits for it (reduce_enter_elsewhere). Its own operand is kept in an aligned copy,
-  // not published: it may be `out` itself (in place), and no other rank reads it. A member that
-  // took another algorithm is a disagreement here: the root decides (shared_short.hpp).
-  call.make_room();
-  call.publish_line(0);
+  // The root's own operand is kept in an aligned copy, not published: it may be `out` itself (in
+  // place), and no other rank reads it. A member that took another algorithm is a disagreement
+  // here: the root decides (shared_short.hpp).
   // Its first line's bytes are all defined: fold_slots copies whole payloads.
   alignas(64) std::byte mine[payload_max], acc[payload_max];
   std::memset(mine, 0, short_max);
@@ -398,8 +411,8 @@ void reduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes 
   if (len != 0) std::memcpy(out.data(), acc, len);
 }
 
-elsewhere allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
-                          const reduction& op) {
+void allreduce_short(core::engine& e, core::communicator& c, const_bytes in, bytes out,
+                     const reduction& op) {
   const std::size_t len = in.size(), lines = payload_lines(len);
   short_call call(e, c, "allreduce", len, lines);
   // Every rank publishes its operand and folds all of them: one line written and one read per
@@ -408,13 +421,11 @@ elsewhere allreduce_short(core::engine& e, core::communicator& c, const_bytes in
   // written there.
   publish_own(call, in.data(), len, lines);
   alignas(64) std::byte acc[payload_max];
-  if (const elsewhere other = fold_arrivals(call, op, len, lines, nullptr, acc, true)) [[unlikely]]
-    return other;
+  fold_arrivals(call, op, len, lines, nullptr, acc, true);
   if (len != 0) std::memcpy(out.data(), acc, len);
-  return {};
 }
 
-elsewhere allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+void allgather_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
   const std::size_t block = in.size();
   short_call call(e, c, "allgather", block);
   // Every rank publishes its block and copies every slot, its own too (a local line): `in` may
@@ -422,7 +433,7 @@ elsewhere allgather_short(core::engine& e, core::communicator& c, const_bytes in
   // written and one read per other member; the wait is for all of them, so no rank runs more than
   // one call ahead of another here, but a broadcast's root may have (make_room).
   publish_own(call, in.data(), block);
-  return read_arrivals(call, [&] {
+  read_arrivals(call, [&] {
     if (block == 0) return;  // `out` may then be null
     std::byte* to = out.data();
     for (int r = 0; r < call.size(); ++r, to += block) {
@@ -431,7 +442,7 @@ elsewhere allgather_short(core::engine& e, core::communicator& c, const_bytes in
   });
 }
 
-elsewhere alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
+void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out) {
   const auto members = static_cast<std::size_t>(c.size);
   const std::size_t block = in.size() / members;
   const std::size_t lines = alltoall_short_lines(c.size, block);
@@ -452,7 +463,7 @@ elsewhere alltoall_short(core::engine& e, core::communicator& c, const_bytes in,
   const auto me = static_cast<std::size_t>(call.rank());
   const std::size_t mine = me / per_line;
   const std::size_t offset = me % per_line * block;
-  return read_arrivals(
+  read_arrivals(
       call,
       [&] {
         if (block == 0) return;  // `out` may be null then
@@ -480,7 +491,7 @@ std::size_t enter_elsewhere_all(core::engine& e, core::communicator& c, const ch
   call.make_room();
   call.publish_entry(bytes, elsewhere_field);
   call.wake_others();
-  const elsewhere most = call.entries_elsewhere();
+  const std::optional<std::size_t> most = call.entries_elsewhere();
   call.finish();
   return std::max(bytes, most.value_or(0));
 }
@@ -507,7 +518,16 @@ std::size_t reduce_enter_elsewhere(core::engine& e, core::communicator& c, std::
     call.publish_entry(bytes, elsewhere_field);
     call.fence();
     call.wake(root);
-    call.wait_arrival(root, 0);  // the root's decision
+    // The root's decision, or its short_done reaching this call with no decision in its slot: a
+    // short root (it publishes nothing, and finishes after it found this entry of another size).
+    if (!call.wait_decision(root)) {
+      call.finish();
+      base::fail(errc::invalid_argument,
+                 "reduce on rank {} (communicator of {}): the ranks' counts disagree: this rank "
+                 "carries {} bytes, but the root (rank {}) took the short protocol (at most {} "
+                 "bytes)",
+                 c.rank, c.size, bytes, root, payload_lines_max * short_max);
+    }
     const std::uint64_t field = call.field_of(root);
     const std::size_t theirs = call.size_of(root);
     call.finish();
@@ -519,7 +539,7 @@ std::size_t reduce_enter_elsewhere(core::engine& e, core::communicator& c, std::
                  "takes another algorithm",
                  c.rank, c.size, bytes, root, theirs);
     }
-    call.disagree(root, bytes);  // the root took the short protocol
+    call.disagree(root, bytes);  // not reached: a decision is one of the two above
   }
   // The root: every member's entry first (a member that took the short protocol has left its
   // operand in its slot and gone), then its decision, which the members that took another

@@ -486,10 +486,12 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     std::size_t by = data.size();
     if (short_by_default(t, c, data.size() <= broadcast_short_max && short_fits) ||
         short_forced(t, c, short_fits)) {
-      const elsewhere root_bytes = broadcast_short(t.engine, t.comm, data, root);
-      if (!root_bytes) [[likely]]
+      try {
+        broadcast_short(t.engine, t.comm, data, root);
         return nullptr;
-      by = *root_bytes;
+      } catch (const runs_elsewhere& root_call) {
+        by = root_call.bytes;
+      }
     } else if (others_may_take_short(t, c)) {
       if (t.comm.rank == root) {
         enter_elsewhere(t.engine, t.comm, "broadcast", data.size());
@@ -528,9 +530,8 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     const std::size_t count = in.size() / op.element;
     // Binary swap serves any operator (it combines in rank order); it needs a block per new rank.
     const bool halving_fits = count >= static_cast<std::size_t>(floor_pow2(t.comm.size));
-    const bool short_fits = payload_fits(in.size());
-    if (short_by_default(t, c, in.size() <= reduce_short_max && short_fits) ||
-        short_forced(t, c, short_fits)) {
+    if (short_by_default(t, c, in.size() <= reduce_short_max && payload_fits(in.size())) ||
+        short_forced(t, c, payload_fits(in.size()))) {
       reduce_short(t.engine, t.comm, in, out, op, root);
       return nullptr;
     }
@@ -602,16 +603,17 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     const agreement a = with_op(agree_on(c, -1, in.size()), op);
     check_buffers(t, c, in, out);
     check_room(t, c, out.size(), in.size(), "receive buffer");
-    const bool short_fits = payload_fits(in.size());
     // The bytes whose algorithm this rank runs: its own, or those of a rank that took another
     // algorithm than the short protocol (straddles).
     std::size_t by = in.size();
-    if (short_by_default(t, c, in.size() <= allreduce_short_max && short_fits) ||
-        short_forced(t, c, short_fits)) {
-      const elsewhere other = allreduce_short(t.engine, t.comm, in, out, op);
-      if (!other) [[likely]]
+    if (short_by_default(t, c, in.size() <= allreduce_short_max && payload_fits(in.size())) ||
+        short_forced(t, c, payload_fits(in.size()))) {
+      try {
+        allreduce_short(t.engine, t.comm, in, out, op);
         return nullptr;
-      by = *other;
+      } catch (const runs_elsewhere& other) {
+        by = other.bytes;
+      }
     } else if (others_may_take_short(t, c)) {
       enter_elsewhere(t.engine, t.comm, "allreduce", in.size());
     }
@@ -821,10 +823,12 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     std::size_t by = in.size();  // as allreduce
     if (short_by_default(t, c, in.size() <= short_max) ||
         short_forced(t, c, in.size() <= short_max)) {
-      const elsewhere other = allgather_short(t.engine, t.comm, in, out);
-      if (!other) [[likely]]
+      try {
+        allgather_short(t.engine, t.comm, in, out);
         return nullptr;
-      by = *other;
+      } catch (const runs_elsewhere& other) {
+        by = other.bytes;
+      }
     } else if (others_may_take_short(t, c)) {
       enter_elsewhere(t.engine, t.comm, "allgather", in.size());
     }
@@ -890,10 +894,12 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     const bool short_fits = alltoall_short_lines(n, block) <= short_lines_max;
     std::size_t by = block;  // as allreduce
     if (short_by_default(t, c, short_fits) || short_forced(t, c, short_fits)) {
-      const elsewhere other = alltoall_short(t.engine, t.comm, in, out);
-      if (!other) [[likely]]
+      try {
+        alltoall_short(t.engine, t.comm, in, out);
         return nullptr;
-      by = *other;
+      } catch (const runs_elsewhere& other) {
+        by = other.bytes;
+      }
     } else if (others_may_take_short(t, c)) {
       by = enter_elsewhere_all(t.engine, t.comm, "alltoall", block);
     }
