@@ -26,12 +26,10 @@ constexpr std::uint64_t half = depth / 2;
 /// the wrong bytes, or waiting for lines the writer never fills.
 constexpr int size_shift = 48;
 constexpr std::uint64_t number_mask = (std::uint64_t{1} << size_shift) - 1;
-/// Size fields no short call carries (shared_short.hpp, "straddles"): the member took another
-/// algorithm, or (a reduce's root) found a member that took the short protocol where it did not;
-/// either way the line's payload holds the bytes of the member's call.
+/// The size field no short call carries (shared_short.hpp, "straddles"): the member took another
+/// algorithm; the line's payload holds the bytes of its call.
 constexpr std::uint64_t elsewhere_field = 0xffff;
-constexpr std::uint64_t abandoned_field = 0xfffe;
-static_assert(payload_lines_max * short_max < abandoned_field);
+static_assert(payload_lines_max * short_max < elsewhere_field);
 static_assert(std::max(short_lines_max, payload_lines_max) + half - 1 <= depth,
               "a writer short of room must wait for a count every member reaches without it");
 
@@ -61,14 +59,14 @@ class short_call {
     return area(r).short_slots[(first_ + i) % depth];
   }
   /// The size field of member r's first line of this call (arrived): its bytes, or
-  /// elsewhere_field or abandoned_field.
+  /// elsewhere_field.
   std::uint64_t field_of(int r) const noexcept {
     return line(r, 0).call.load(std::memory_order_relaxed) >> size_shift;
   }
   /// The bytes of member r's call (its first line of this call arrived).
   std::size_t size_of(int r) const noexcept {
     const std::uint64_t field = field_of(r);
-    if (field < abandoned_field) [[likely]]
+    if (field < elsewhere_field) [[likely]]
       return static_cast<std::size_t>(field);
     std::uint64_t bytes;
     std::memcpy(&bytes, line(r, 0).payload, sizeof bytes);
@@ -82,14 +80,14 @@ class short_call {
     base::fail(theirs > mine ? errc::truncated : errc::invalid_argument,
                "{} ({}) on rank {} (communicator of {}): the ranks' counts disagree: rank {} "
                "expected {} bytes from rank {} but {} arrived",
-               what_, own_size() < abandoned_field ? "short" : "entry", rank(), size(), rank(),
+               what_, own_size() < elsewhere_field ? "short" : "entry", rank(), size(), rank(),
                mine, r, theirs);
   }
   [[noreturn]] void disagree(int r) const { disagree(r, own_size()); }
   /// A reader that found member r's call of another size: takes that call's numbers as its own
   /// (a broadcast's readers all follow the root), so the next short call lines up again.
   void follow(int r) noexcept {
-    const std::uint64_t lines = field_of(r) < abandoned_field ? payload_lines(size_of(r)) : 1;
+    const std::uint64_t lines = field_of(r) < elsewhere_field ? payload_lines(size_of(r)) : 1;
     k_ = first_ + lines - 1;
     c_.short_calls = k_;
   }
@@ -205,19 +203,6 @@ class short_call {
       return same || (word & number_mask) == number;
     });
     return same;
-  }
-
-  /// Waits until member r (a reduce's root) has published its decision for this call, true, or
-  /// has finished the call without one, false (it took the short protocol). Its short_done is
-  /// read before its slot: a decision is stored before the call is finished.
-  bool wait_decision(int r) {
-    bool decided = false;
-    e_.wait_until([&] {
-      const bool finished = area(r).short_done.load(std::memory_order_acquire) >= first_;
-      decided = (line(r, 0).call.load(std::memory_order_acquire) & number_mask) == first_;
-      return decided || finished;
-    });
-    return decided;
   }
 
   /// This rank has read all it needs of call k: its slots of call k - depth may be overwritten.
@@ -475,92 +460,25 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
       mine);
 }
 
-void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes) {
+void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes,
+                     int reader) {
   short_call call(e, c, what, elsewhere_field);
   ++c.short_entries;
   call.make_room();
   call.publish_entry(bytes, elsewhere_field);
-  call.wake_others();
-  call.finish();
-}
-
-std::size_t enter_elsewhere_all(core::engine& e, core::communicator& c, const char* what,
-                                std::size_t bytes) {
-  short_call call(e, c, what, elsewhere_field);
-  ++c.short_entries;
-  call.make_room();
-  call.publish_entry(bytes, elsewhere_field);
-  call.wake_others();
-  const std::optional<std::size_t> most = call.entries_elsewhere();
-  call.finish();
-  return std::max(bytes, most.value_or(0));
-}
-
-std::size_t broadcast_follow_root(core::engine& e, core::communicator& c, std::size_t bytes,
-                                  int root) {
-  short_call call(e, c, "broadcast", elsewhere_field);
-  ++c.short_entries;
-  // Waits for the root's entry (the number alone: its size field says which way it went).
-  call.wait_arrival(root, 0);
-  const bool root_elsewhere = call.field_of(root) == elsewhere_field;
-  const std::size_t theirs = call.size_of(root);
-  call.finish();
-  if (!root_elsewhere) call.disagree(root, bytes);  // the root took the short protocol
-  return theirs;
-}
-
-std::size_t reduce_enter_elsewhere(core::engine& e, core::communicator& c, std::size_t bytes,
-                                   int root) {
-  short_call call(e, c, "reduce", elsewhere_field);
-  ++c.short_entries;
-  call.make_room();
-  if (call.rank() != root) {
-    call.publish_entry(bytes, elsewhere_field);
+  if (reader < 0) {
+    call.wake_others();
+  } else if (reader != c.rank) {
     call.fence();
-    call.wake(root);
-    // The root's decision, or its short_done reaching this call with no decision in its slot: a
-    // short root (it publishes nothing, and finishes after it found this entry of another size).
-    if (!call.wait_decision(root)) {
-      call.finish();
-      base::fail(errc::invalid_argument,
-                 "reduce on rank {} (communicator of {}): the ranks' counts disagree: this rank "
-                 "carries {} bytes, but the root (rank {}) took the short protocol (at most {} "
-                 "bytes)",
-                 c.rank, c.size, bytes, root, payload_lines_max * short_max);
-    }
-    const std::uint64_t field = call.field_of(root);
-    const std::size_t theirs = call.size_of(root);
-    call.finish();
-    if (field == elsewhere_field) return theirs;
-    if (field == abandoned_field) {
-      base::fail(theirs > bytes ? errc::truncated : errc::invalid_argument,
-                 "reduce on rank {} (communicator of {}): the ranks' counts disagree: this rank "
-                 "carries {} bytes, the root (rank {}) {}, and the root found a rank whose count "
-                 "takes another algorithm",
-                 c.rank, c.size, bytes, root, theirs);
-    }
-    call.disagree(root, bytes);  // not reached: a decision is one of the two above
-  }
-  // The root: every member's entry first (a member that took the short protocol has left its
-  // operand in its slot and gone), then its decision, which the members that took another
-  // algorithm wait for.
-  call.entries_elsewhere();
-  int short_member = -1;
-  for (int r = 0; r < call.size() && short_member < 0; ++r) {
-    if (r != root && call.field_of(r) != elsewhere_field) short_member = r;
-  }
-  call.publish_entry(bytes, short_member < 0 ? elsewhere_field : abandoned_field);
-  call.wake_others();
-  if (short_member >= 0) {
-    try {
-      call.disagree(short_member, bytes);
-    } catch (...) {
-      call.finish();
-      throw;
-    }
+    call.wake(reader);
   }
   call.finish();
-  return bytes;
+}
+
+void pass_short_call(core::engine& e, core::communicator& c) {
+  short_call call(e, c, "", elsewhere_field);
+  ++c.short_entries;
+  call.finish();
 }
 
 }  // namespace rmpl::coll

@@ -21,26 +21,18 @@
 //
 // Straddles. Ranks whose counts disagree (an erroneous program) can fall on both sides of the
 // size at which a collective leaves the short protocol: the short ones would wait in their slots
-// for members that never write there, the others in another algorithm for members that never run
-// it. So every blocking broadcast, reduce, allreduce, allgather and alltoall on a communicator
-// with an area takes its short call, whichever algorithm it runs: a rank that runs another one
-// first publishes its entry in its slot (a size field no short call carries, its bytes in the
-// payload). Then:
-// - allreduce, allgather, alltoall: a short rank that finds a member of another size looks at
-//   every member's entry; if one took another algorithm, it runs the algorithm chosen for the most
-//   bytes among those (with its own arguments, whose sizes that algorithm's checks then find
-//   wrong on every rank). Ranks that took other algorithms publish and go on; an alltoall's, whose
-//   other algorithms change with the block too, wait for every entry and run the same.
-// - broadcast: the root decides. It publishes its entry (or its payload) and goes on; every other
-//   rank waits for it and runs the algorithm the root's bytes take, or fails at once when the root
-//   took the short protocol and it did not.
-// - reduce: the root decides too, but a short member leaves its operand and goes on without
-//   waiting for anyone, so the root, when it takes another algorithm, waits for every member's
-//   entry before it decides: all took other algorithms (then every rank runs the one the root's
-//   bytes take), or a member took the short protocol (then the root fails and publishes that it
-//   abandoned the call; the others that took another algorithm wait for that decision and fail).
-//   A short root publishes nothing (its fast path stays as it was): the others know it by its
-//   short_done reaching the call while its slot holds no decision.
+// for members that never write there. So a blocking allreduce, allgather or alltoall, a
+// broadcast's root and a reduce's other ranks, on a communicator with an area, take their short
+// call even when they run another algorithm: they publish their entry in their slot (a size field
+// no short call carries, their bytes in the payload) and go on. A short rank that waits for them
+// finds it: an allreduce's, allgather's or alltoall's looks at every member's entry and runs the
+// algorithm chosen for the most bytes among those that went elsewhere, with its own arguments
+// (whose sizes that algorithm's checks find wrong on every rank); a broadcast's reader runs the
+// root's; a reduce's root fails. What stays (docs/reliability.md): a broadcast's reader or a
+// reduce's root beyond the protocol whose root, or members, took it (they would have to wait for
+// the others' entries before their own algorithm: measured, that cost medium reduces 5.6x and
+// broadcasts 1.13x the time at 1 KiB and 4 ranks), and counts on both sides of a change between
+// two other algorithms.
 #pragma once
 
 #include <cstddef>
@@ -115,24 +107,13 @@ inline std::size_t alltoall_short_lines(int members, std::size_t block) noexcept
 /// `in` holds size() equal blocks, alltoall_short_lines() <= short_lines_max; `out` as many.
 void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, bytes out);
 
-/// The entries of blocking calls that run another algorithm where other ranks may have taken the
+/// The entry of a blocking call that runs another algorithm where other ranks may have taken the
 /// short protocol (see "straddles" above); `bytes`: what this rank's call carries (an alltoall's
-/// block). An allreduce, allgather or alltoall, or a broadcast's root: publishes the entry.
-void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes);
-/// An alltoall: publishes the entry, waits for every member's, and returns the most bytes among
-/// its own and those of the members that took another algorithm: the algorithm chosen for them is
-/// the one every such rank runs (an alltoall's other algorithms change with the block too).
-std::size_t enter_elsewhere_all(core::engine& e, core::communicator& c, const char* what,
-                                std::size_t bytes);
-/// A broadcast's other ranks: wait for the root's entry and return the bytes the root's call
-/// carries, whose algorithm they run; throw (errc::truncated or invalid_argument, naming both
-/// sizes) when the root took the short protocol.
-std::size_t broadcast_follow_root(core::engine& e, core::communicator& c, std::size_t bytes,
-                                  int root);
-/// A reduce on every rank that takes another algorithm: returns the root's bytes, whose algorithm
-/// every rank then runs, or throws when the root took the short protocol or found a member that
-/// did.
-std::size_t reduce_enter_elsewhere(core::engine& e, core::communicator& c, std::size_t bytes,
-                                   int root);
+/// block). Wakes `reader` if it sleeps (a reduce's root), or every other member (-1).
+void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes,
+                     int reader = -1);
+/// Takes the short call's number and finishes it, publishing nothing: a broadcast's reader that
+/// runs another algorithm (no one reads its slot), so that every member's call numbers stay alike.
+void pass_short_call(core::engine& e, core::communicator& c);
 
 }  // namespace rmpl::coll

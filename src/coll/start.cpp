@@ -496,7 +496,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
       if (t.comm.rank == root) {
         enter_elsewhere(t.engine, t.comm, "broadcast", data.size());
       } else {
-        by = broadcast_follow_root(t.engine, t.comm, data.size(), root);
+        pass_short_call(t.engine, t.comm);
       }
     }
     std::string_view name = short_or_shared(t, c);
@@ -535,11 +535,9 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
       reduce_short(t.engine, t.comm, in, out, op, root);
       return nullptr;
     }
-    // The bytes whose algorithm this rank runs: the root's (straddles), which are its own unless
-    // the counts disagree.
-    const std::size_t by = others_may_take_short(t, c)
-                               ? reduce_enter_elsewhere(t.engine, t.comm, in.size(), root)
-                               : in.size();
+    // A short root finds this entry and fails (straddles); no one waits for it.
+    if (others_may_take_short(t, c)) enter_elsewhere(t.engine, t.comm, "reduce", in.size(), root);
+    const std::size_t by = in.size();
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       name = shared_suits(t, by, ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
@@ -901,7 +899,7 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
         by = other.bytes;
       }
     } else if (others_may_take_short(t, c)) {
-      by = enter_elsewhere_all(t.engine, t.comm, "alltoall", block);
+      enter_elsewhere(t.engine, t.comm, "alltoall", block);
     }
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
