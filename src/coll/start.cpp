@@ -439,6 +439,19 @@ bool others_may_take_short(const target& t, collective c) {
   return t.to_end && area_usable(t) && (!algorithm_forced(c) || is(forced(c), "short"));
 }
 
+/// Runs a short call (`run`): true when it ran; false when it met a straddle (shared_short.hpp),
+/// with `by` set to the bytes whose algorithm this rank runs instead.
+template <class Run>
+bool ran_short(std::size_t& by, Run&& run) {
+  try {
+    run();
+    return true;
+  } catch (const runs_elsewhere& other) {
+    by = other.bytes;
+    return false;
+  }
+}
+
 }  // namespace
 
 void check_environment() {
@@ -486,12 +499,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     std::size_t by = data.size();
     if (short_by_default(t, c, data.size() <= broadcast_short_max && short_fits) ||
         short_forced(t, c, short_fits)) {
-      try {
-        broadcast_short(t.engine, t.comm, data, root);
-        return nullptr;
-      } catch (const runs_elsewhere& root_call) {
-        by = root_call.bytes;
-      }
+      if (ran_short(by, [&] { broadcast_short(t.engine, t.comm, data, root); })) return nullptr;
     } else if (others_may_take_short(t, c)) {
       if (t.comm.rank == root) {
         enter_elsewhere(t.engine, t.comm, "broadcast", data.size());
@@ -606,12 +614,7 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     std::size_t by = in.size();
     if (short_by_default(t, c, in.size() <= allreduce_short_max && payload_fits(in.size())) ||
         short_forced(t, c, payload_fits(in.size()))) {
-      try {
-        allreduce_short(t.engine, t.comm, in, out, op);
-        return nullptr;
-      } catch (const runs_elsewhere& other) {
-        by = other.bytes;
-      }
+      if (ran_short(by, [&] { allreduce_short(t.engine, t.comm, in, out, op); })) return nullptr;
     } else if (others_may_take_short(t, c)) {
       enter_elsewhere(t.engine, t.comm, "allreduce", in.size());
     }
@@ -821,12 +824,7 @@ core::request* start_allgather(const target& t, const_bytes in, bytes out) {
     std::size_t by = in.size();  // as allreduce
     if (short_by_default(t, c, in.size() <= short_max) ||
         short_forced(t, c, in.size() <= short_max)) {
-      try {
-        allgather_short(t.engine, t.comm, in, out);
-        return nullptr;
-      } catch (const runs_elsewhere& other) {
-        by = other.bytes;
-      }
+      if (ran_short(by, [&] { allgather_short(t.engine, t.comm, in, out); })) return nullptr;
     } else if (others_may_take_short(t, c)) {
       enter_elsewhere(t.engine, t.comm, "allgather", in.size());
     }
@@ -892,12 +890,7 @@ core::request* start_alltoall(const target& t, const_bytes in, bytes out) {
     const bool short_fits = alltoall_short_lines(n, block) <= short_lines_max;
     std::size_t by = block;  // as allreduce
     if (short_by_default(t, c, short_fits) || short_forced(t, c, short_fits)) {
-      try {
-        alltoall_short(t.engine, t.comm, in, out);
-        return nullptr;
-      } catch (const runs_elsewhere& other) {
-        by = other.bytes;
-      }
+      if (ran_short(by, [&] { alltoall_short(t.engine, t.comm, in, out); })) return nullptr;
     } else if (others_may_take_short(t, c)) {
       enter_elsewhere(t.engine, t.comm, "alltoall", block);
     }
