@@ -39,7 +39,8 @@ bytes chunk_range(bytes data, std::size_t chunk, int first, int last) {
 task broadcast_scatter_allgather(exchange x, bytes data, int root) {
   const int n = x.size();
   const int rel = (x.rank() - root + n) % n;
-  const std::size_t chunk = (data.size() + static_cast<std::size_t>(n) - 1) / static_cast<std::size_t>(n);
+  const std::size_t chunk =
+      (data.size() + static_cast<std::size_t>(n) - 1) / static_cast<std::size_t>(n);
   auto real = [&](int r) { return (r + root) % n; };
 
   // Binomial scatter: relative rank r ends up holding chunks [r, r + lowest set bit of r).

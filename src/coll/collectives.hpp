@@ -18,6 +18,8 @@ namespace rmpl::coll {
 /// Where a collective runs: the engine, the communicator (whose collective count advances), and
 /// what keeps the communicator alive until the collective ends (a nonblocking one may outlive the
 /// caller's handle).
+struct entry_watch;
+
 struct target {
   core::engine& engine;
   core::communicator& comm;
@@ -26,6 +28,9 @@ struct target {
   /// null (errors are thrown, as a wait would throw them). The caller keeps the communicator
   /// alive, so `keep` may be empty.
   bool to_end = false;
+  /// Set by the start of a blocking call beyond the short protocol that watches its members
+  /// (shared_short.hpp, "straddles"); null otherwise.
+  const entry_watch* watch = nullptr;
 };
 
 using bytes = std::span<std::byte>;

@@ -10,7 +10,8 @@ layout layout::uniform(int n, std::size_t block) {
   layout l;
   l.counts.assign(static_cast<std::size_t>(n), block);
   l.displs.resize(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) l.displs[static_cast<std::size_t>(r)] = static_cast<std::size_t>(r) * block;
+  for (int r = 0; r < n; ++r)
+    l.displs[static_cast<std::size_t>(r)] = static_cast<std::size_t>(r) * block;
   return l;
 }
 

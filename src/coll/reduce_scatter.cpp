@@ -26,8 +26,9 @@ task reduce_scatter_recursive_halving(exchange x, const_bytes in, bytes out, lay
       start[static_cast<std::size_t>(i) + 1] = recv.displ(last_real) + recv.count(last_real);
     }
     auto range = [&](bytes b, int first, int last) {
-      return b.subspan(start[static_cast<std::size_t>(first)],
-                       start[static_cast<std::size_t>(last)] - start[static_cast<std::size_t>(first)]);
+      return b.subspan(
+          start[static_cast<std::size_t>(first)],
+          start[static_cast<std::size_t>(last)] - start[static_cast<std::size_t>(first)]);
     };
     int first = 0, last = pof2;
     for (int mask = pof2 / 2; mask > 0; mask /= 2) {

@@ -11,7 +11,8 @@ namespace rmpl::coll {
 task scan_recursive_doubling(exchange x, const_bytes in, bytes out, reduction op, bool exclusive) {
   const int n = x.size(), rank = x.rank();
   // partial: the reduction of this rank's block so far (what the partner needs).
-  scratch partial = scratch::copy_of(in), incoming(in.size()), spare(op.commutative ? 0 : in.size());
+  scratch partial = scratch::copy_of(in), incoming(in.size()),
+          spare(op.commutative ? 0 : in.size());
   // Rank 0's exclusive result is empty and its buffer may be too (nothing is written to it).
   bytes result = out.size() >= in.size() ? out.first(in.size()) : bytes{};
   if (!exclusive) copy_bytes(result, in);

@@ -65,10 +65,9 @@ scratch::~scratch() {
   for (const cached& c : blocks) total += c.capacity;
   if (blocks.size() >= max_cached || total > max_cached_bytes) {
     // Drop the smallest cached block if this one is larger; otherwise free this one.
-    auto smallest = std::min_element(blocks.begin(), blocks.end(),
-                                     [](const cached& a, const cached& b) {
-                                       return a.capacity < b.capacity;
-                                     });
+    auto smallest =
+        std::min_element(blocks.begin(), blocks.end(),
+                         [](const cached& a, const cached& b) { return a.capacity < b.capacity; });
     if (smallest == blocks.end() || smallest->capacity >= capacity_ ||
         total - smallest->capacity > max_cached_bytes) {
       return;

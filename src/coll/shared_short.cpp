@@ -460,8 +460,8 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
       mine);
 }
 
-void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes,
-                     int reader) {
+std::uint64_t enter_elsewhere(core::engine& e, core::communicator& c, const char* what,
+                              std::size_t bytes, int reader, bool finish) {
   short_call call(e, c, what, elsewhere_field);
   ++c.short_entries;
   call.make_room();
@@ -472,13 +472,42 @@ void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, s
     call.fence();
     call.wake(reader);
   }
-  call.finish();
+  if (finish) call.finish();
+  return c.short_calls;
 }
 
-void pass_short_call(core::engine& e, core::communicator& c) {
+std::uint64_t pass_short_call(core::engine& e, core::communicator& c, bool finish) {
   short_call call(e, c, "", elsewhere_field);
   ++c.short_entries;
-  call.finish();
+  if (finish) call.finish();
+  return c.short_calls;
+}
+
+void finish_entry(core::engine& e, const core::communicator& c, std::uint64_t call) {
+  const fabric::shm::domain& d = e.fabric();
+  d.area(c.to_world(c.rank), c.area).short_done.store(call, std::memory_order_release);
+  if (call % half != 0 || c.size == 1) return;  // as short_call::finish
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int r = 0; r < c.size; ++r) {
+    if (r != c.rank) d.wake_if_sleeping(c.to_world(r));
+  }
+}
+
+int took_short(const core::engine& e, const core::communicator& c, const entry_watch& w) {
+  const fabric::shm::domain& d = e.fabric();
+  for (int r = 0; r < c.size; ++r) {
+    if (r == c.rank || (w.member >= 0 && r != w.member)) continue;
+    const area_flags& a = d.area(c.to_world(r), c.area);
+    // short_done first: an entry is published before its call is finished.
+    const bool finished = a.short_done.load(std::memory_order_acquire) >= w.call;
+    const std::uint64_t word = a.short_slots[w.call % depth].call.load(std::memory_order_acquire);
+    if ((word & number_mask) == w.call) {
+      if ((word >> size_shift) != elsewhere_field) return r;  // its payload: a short call
+    } else if (finished) {
+      return r;  // finished the call without publishing it: a reduce's short root
+    }
+  }
+  return -1;
 }
 
 }  // namespace rmpl::coll

@@ -109,11 +109,24 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
 
 /// The entry of a blocking call that runs another algorithm where other ranks may have taken the
 /// short protocol (see "straddles" above); `bytes`: what this rank's call carries (an alltoall's
-/// block). Wakes `reader` if it sleeps (a reduce's root), or every other member (-1).
-void enter_elsewhere(core::engine& e, core::communicator& c, const char* what, std::size_t bytes,
-                     int reader = -1);
-/// Takes the short call's number and finishes it, publishing nothing: a broadcast's reader that
-/// runs another algorithm (no one reads its slot), so that every member's call numbers stay alike.
-void pass_short_call(core::engine& e, core::communicator& c);
+/// block). Wakes `reader` if it sleeps (a reduce's root), or every other member (-1). Returns the
+/// call's number; with `finish` false the call stays open until finish_entry (a watched call).
+std::uint64_t enter_elsewhere(core::engine& e, core::communicator& c, const char* what,
+                              std::size_t bytes, int reader = -1, bool finish = true);
+/// Takes the short call's number, publishing nothing: a broadcast's reader that runs another
+/// algorithm (no one reads its slot), so that every member's call numbers stay alike.
+std::uint64_t pass_short_call(core::engine& e, core::communicator& c, bool finish = true);
+/// Finishes an entry left open (its members may reuse their slots of that call).
+void finish_entry(core::engine& e, const core::communicator& c, std::uint64_t call);
 
+/// What a call beyond the protocol watches while its algorithm waits (a broadcast's reader: the
+/// root; a reduce's ranks: every member): whether one took the short protocol in the same call,
+/// left its payload and went on, so that the algorithm would wait for it forever. The call's
+/// entry stays open meanwhile, so that the members' slots of it stay as they are.
+struct entry_watch {
+  std::uint64_t call = 0;
+  int member = -1;  ///< the rank watched, or -1: every other member
+};
+/// The first member watched that took the short protocol in call w.call, or -1.
+int took_short(const core::engine& e, const core::communicator& c, const entry_watch& w);
 }  // namespace rmpl::coll

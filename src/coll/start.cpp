@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -294,6 +295,8 @@ core::request* launch(const target& t, collective c, const agreement& a, std::st
   if (t.to_end && !checking()) {
     operation op(t.engine, nullptr, what);
     prepare(op, t, a, start);
+    if (t.watch != nullptr) [[unlikely]]
+      op.watch(*t.watch);
     op.run_to_end();
     return nullptr;
   }
@@ -497,6 +500,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     const bool short_fits = payload_fits(data.size());
     // The bytes whose algorithm this rank runs: its own, or the root's (straddles).
     std::size_t by = data.size();
+    bool watch_root = false;
     if (short_by_default(t, c, data.size() <= broadcast_short_max && short_fits) ||
         short_forced(t, c, short_fits)) {
       if (ran_short(by, [&] { broadcast_short(t.engine, t.comm, data, root); })) return nullptr;
@@ -504,9 +508,16 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
       if (t.comm.rank == root) {
         enter_elsewhere(t.engine, t.comm, "broadcast", data.size());
       } else {
-        pass_short_call(t.engine, t.comm);
+        watch_root = true;  // the root may have taken the protocol (its count within the limit)
       }
     }
+    entry_watch watch;
+    std::optional<target> watching;  // made only here: a target copy costs an atomic increment
+    if (watch_root) {
+      watch = {pass_short_call(t.engine, t.comm, false), root};
+      watching.emplace(t).watch = &watch;
+    }
+    const target& watched = watching ? *watching : t;
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       name = shared_suits(t, by, single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
@@ -514,14 +525,14 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
                                                                              : "scatter_allgather";
     }
     if (is(name, "shared")) {
-      return launch(t, c, a, name, data.size(),
+      return launch(watched, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_shared(x, data, root); });
     }
     if (is(name, "scatter_allgather")) {
-      return launch(t, c, a, name, data.size(),
+      return launch(watched, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_scatter_allgather(x, data, root); });
     }
-    return launch(t, c, a, "binomial", data.size(),
+    return launch(watched, c, a, "binomial", data.size(),
                   [&](exchange x) { return broadcast_binomial(x, data, root); });
   });
 }
@@ -543,8 +554,14 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
       reduce_short(t.engine, t.comm, in, out, op, root);
       return nullptr;
     }
-    // A short root finds this entry and fails (straddles); no one waits for it.
-    if (others_may_take_short(t, c)) enter_elsewhere(t.engine, t.comm, "reduce", in.size(), root);
+    // A short root finds this entry and fails; this rank watches the others (straddles).
+    entry_watch watch;
+    std::optional<target> watching;
+    if (others_may_take_short(t, c)) {
+      watch = {enter_elsewhere(t.engine, t.comm, "reduce", in.size(), root, false), -1};
+      watching.emplace(t).watch = &watch;
+    }
+    const target& watched = watching ? *watching : t;
     const std::size_t by = in.size();
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
@@ -553,14 +570,14 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
                                                                                  : "binomial";
     }
     if (is(name, "shared") && area_fits(t, op)) {
-      return launch(t, c, a, name, in.size(),
+      return launch(watched, c, a, name, in.size(),
                     [&](exchange x) { return reduce_shared(x, in, out, op, root); });
     }
     if (is(name, "rabenseifner") && halving_fits) {
-      return launch(t, c, a, name, in.size(),
+      return launch(watched, c, a, name, in.size(),
                     [&](exchange x) { return reduce_rabenseifner(x, in, out, op, root); });
     }
-    return launch(t, c, a, "binomial", in.size(),
+    return launch(watched, c, a, "binomial", in.size(),
                   [&](exchange x) { return reduce_binomial(x, in, out, op, root); });
   });
 }

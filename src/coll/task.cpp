@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "coll/shared_short.hpp"
 
 namespace rmpl::coll {
 
@@ -66,6 +67,10 @@ operation::~operation() {
 }
 
 void operation::run_to_end() {
+  if (watch_ != nullptr) [[unlikely]] {
+    run_watched();
+    return;
+  }
   try {
     // wait_until asks advance() before its first progress pass: a collective whose steps all
     // complete at once never polls.
@@ -79,6 +84,34 @@ void operation::run_to_end() {
                               describe(), engine_.rank()));
     }
     throw;
+  }
+  rethrow_failure();
+}
+
+void operation::run_watched() {
+  const core::communicator& comm = *comm_;
+  const entry_watch& w = *watch_;
+  int straddler = -1;
+  try {
+    engine_.wait_until([&] {
+      if (advance()) return true;
+      if (settled()) straddler = took_short(engine_, comm, w);
+      return straddler >= 0;
+    });
+  } catch (...) {
+    finish_entry(engine_, comm, w.call);
+    if (!engine_.halted() && !settled()) {
+      base::fatal(fmt::format("rmpl: {} failed on rank {} with transfers still in flight",
+                              describe(), engine_.rank()));
+    }
+    throw;
+  }
+  finish_entry(engine_, comm, w.call);
+  if (straddler >= 0) [[unlikely]] {
+    base::fail(errc::invalid_argument,
+               "{} on rank {}: the ranks' counts disagree: rank {} took the short protocol (a "
+               "count of at most {} bytes) where this rank's takes another algorithm",
+               describe(), comm.rank, straddler, payload_lines_max * short_max);
   }
   rethrow_failure();
 }

@@ -70,6 +70,7 @@ class task {
 };
 
 class operation;
+struct entry_watch;
 
 /// What an algorithm sees of its collective: its rank and the communicator's size, and sends and
 /// receives to ranks of the communicator, tagged with this collective's number. Cheap to copy (the
@@ -227,6 +228,11 @@ class operation final : public core::activity {
   /// it has ended; rethrows its failure. Errors of the wait (errc::dead_rank) propagate as a
   /// request's wait would throw them.
   void run_to_end();
+  /// Makes run_to_end also watch `w` (shared_short.hpp, "straddles"): a watched member that took
+  /// the short protocol fails the call, once no transfer of it is in flight (an algorithm that
+  /// waits on messages then keeps waiting); the entry is finished when the call ends either way.
+  /// `w` must outlive run_to_end.
+  void watch(const entry_watch& w) noexcept { watch_ = &w; }
 
   bool advance() override;
   void rethrow_failure() override {
@@ -288,7 +294,9 @@ class operation final : public core::activity {
     bool by_message = false;  ///< seen by a receive (which may carry a poisoned size)
   } mismatch_;
   const core::communicator* comm_ = nullptr;
+  const entry_watch* watch_ = nullptr;
   [[noreturn]] void throw_mismatch() const;
+  void run_watched();
 };
 
 template <class Condition>

@@ -5,7 +5,7 @@
  * from its own count, so before the entries of coll/shared_short.hpp ("straddles") the ranks
  * waited for each other in different algorithms until the harness's timeout. Every rank must
  * return, and the ranks that receive a size they do not expect must fail: a broadcast's ranks
- * whose count is not the root's, everyone in the others. Each case runs on a
+ * whose count is not the root's, a reduce's root, everyone in the others. Each case runs on a
  * fresh duplicate of MPI_COMM_WORLD, freed after it (after a disagreement a communicator is not
  * used again). For debugging: RMPL_STRADDLE_VERBOSE=1 names each case as it starts,
  * RMPL_STRADDLE_ONLY=<collective name> runs that one alone. */
@@ -16,17 +16,20 @@
 
 static int rank, size;
 
-enum coll { BCAST, ALLREDUCE, ALLGATHER, ALLTOALL, COLLS };
-static const char* const names[COLLS] = {"bcast", "allreduce", "allgather", "alltoall"};
+enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, COLLS };
+static const char* const names[COLLS] = {"bcast", "reduce", "allreduce", "allgather", "alltoall"};
 
 /* The cases: one rank (the root, or the last rank) passes `odd` ints (per block for allgather and
  * alltoall), the others `others`. 2 ints take the short protocol everywhere; 300 (1200 bytes)
- * take the shared rounds; 20000 (80 KB) the shared rounds or messages (an alltoall's linear
- * exchange, a broadcast with 2 ranks). Covered: whoever takes the short protocol meets the entry of
- * a rank that did not and follows it (coll/shared_short.hpp, "straddles"): in an allreduce,
- * allgather or alltoall any of them, in a broadcast the root's readers. Not covered (they may wait,
- * docs/reliability.md): a broadcast whose root takes the short protocol and a reader does not, a
- * reduce, and counts on both sides of a change between two other algorithms. */
+ * take the shared rounds (a reduce's binomial tree from 3 ranks); 20000 (80 KB) the shared rounds
+ * or messages (an alltoall's linear exchange, a broadcast with 2 ranks). Covered
+ * (coll/shared_short.hpp, "straddles"): whoever takes the short protocol meets the entry of a
+ * rank that did not and follows it (an allreduce's, allgather's or alltoall's ranks, a broadcast's
+ * readers) or fails (a reduce's root); a broadcast's reader or a reduce's rank beyond the limit
+ * that waits in the shared rounds sees a member that took the protocol and fails. Not covered
+ * (they may wait, docs/reliability.md): those that wait on messages instead (a reduce's binomial
+ * tree, a broadcast's with 2 ranks from 32 KiB), and counts on both sides of a change between two
+ * other algorithms. */
 struct straddle {
   enum coll c;
   int odd_last; /* the odd rank: 0, or the last rank */
@@ -40,12 +43,16 @@ static const struct straddle cases[] = {
     {ALLGATHER, 1, 20000, 2},   {ALLTOALL, 0, 2, 300},    {ALLTOALL, 0, 300, 2},
     {ALLTOALL, 1, 2, 300},      {ALLTOALL, 1, 300, 2},    {BCAST, 0, 300, 2},
     {BCAST, 0, 20000, 2},       {BCAST, 1, 2, 300},       {BCAST, 1, 2, 20000},
+    {BCAST, 0, 2, 300},         {BCAST, 1, 300, 2},       {REDUCE, 0, 2, 20000},
+    {REDUCE, 0, 20000, 2},      {REDUCE, 1, 2, 20000},    {REDUCE, 1, 20000, 2},
 };
 
 static int must_fail(enum coll c, int mine, int root_count) {
   switch (c) {
     case BCAST:
       return mine != root_count;
+    case REDUCE:
+      return rank == 0;
     default:
       return 1;
   }
@@ -61,6 +68,9 @@ static int run(enum coll c, int mine, MPI_Comm comm) {
   switch (c) {
     case BCAST:
       err = MPI_Bcast(in, mine, MPI_INT, 0, comm);
+      break;
+    case REDUCE:
+      err = MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
       break;
     case ALLREDUCE:
       err = MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
