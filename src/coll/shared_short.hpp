@@ -21,18 +21,22 @@
 //
 // Straddles. Ranks whose counts disagree (an erroneous program) can fall on both sides of the
 // size at which a collective leaves the short protocol: the short ones would wait in their slots
-// for members that never write there. So a blocking allreduce, allgather or alltoall, a
-// broadcast's root and a reduce's other ranks, on a communicator with an area, take their short
-// call even when they run another algorithm: they publish their entry in their slot (a size field
-// no short call carries, their bytes in the payload) and go on. A short rank that waits for them
-// finds it: an allreduce's, allgather's or alltoall's looks at every member's entry and runs the
-// algorithm chosen for the most bytes among those that went elsewhere, with its own arguments
-// (whose sizes that algorithm's checks find wrong on every rank); a broadcast's reader runs the
-// root's; a reduce's root fails. What stays (docs/reliability.md): a broadcast's reader or a
-// reduce's root beyond the protocol whose root, or members, took it (they would have to wait for
-// the others' entries before their own algorithm: measured, that cost medium reduces 5.6x and
-// broadcasts 1.13x the time at 1 KiB and 4 ranks), and counts on both sides of a change between
-// two other algorithms.
+// for members that never write there, the others in their algorithm for members that took the
+// protocol and went on. So a blocking allreduce, allgather or alltoall, a broadcast's root and a
+// reduce's ranks, on a communicator with an area, take their short call even when they run another
+// algorithm: they publish their entry in their slot (a size field no short call carries, their
+// bytes in the payload) and go on (a broadcast's other ranks take the number, writing nothing).
+// A short rank that waits for them finds it: an allreduce's, allgather's or alltoall's looks at
+// every member's entry and runs the algorithm chosen for the most bytes among those that went
+// elsewhere, with its own arguments (whose sizes that algorithm's checks find wrong on every
+// rank); a broadcast's reader runs the root's; a reduce's root fails. The other way round, a
+// broadcast's reader and a reduce's ranks beyond the limit watch, while their algorithm waits,
+// for a member that took the protocol (entry_watch) and fail: only once no transfer of theirs is
+// in flight (the shared rounds; not a tree of messages, which keeps waiting). What stays
+// (docs/reliability.md): those trees, and counts on both sides of a change between two other
+// algorithms. Waiting for the others' entries before the algorithm would close them all, but
+// costs every call (measured: medium reduces 5.6x, broadcasts 1.13x the time at 1 KiB and 4
+// ranks).
 #pragma once
 
 #include <cstddef>
