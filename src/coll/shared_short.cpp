@@ -73,17 +73,15 @@ class short_call {
     return static_cast<std::size_t>(bytes);
   }
   std::size_t own_size() const noexcept { return static_cast<std::size_t>(size_ >> size_shift); }
-  /// Throws, naming member r, whose call carries another size than this rank's `mine` (a
-  /// disagreement; the call is finished either way by the caller).
-  [[noreturn]] [[gnu::noinline]] void disagree(int r, std::size_t mine) const {
-    const std::size_t theirs = size_of(r);
+  /// Throws, naming member r, whose call carries another size than this rank's (a disagreement;
+  /// the call is finished either way by the caller's handler).
+  [[noreturn]] [[gnu::noinline]] void disagree(int r) const {
+    const std::size_t theirs = size_of(r), mine = own_size();
     base::fail(theirs > mine ? errc::truncated : errc::invalid_argument,
-               "{} ({}) on rank {} (communicator of {}): the ranks' counts disagree: rank {} "
+               "{} (short) on rank {} (communicator of {}): the ranks' counts disagree: rank {} "
                "expected {} bytes from rank {} but {} arrived",
-               what_, own_size() < elsewhere_field ? "short" : "entry", rank(), size(), rank(),
-               mine, r, theirs);
+               what_, rank(), size(), rank(), mine, r, theirs);
   }
-  [[noreturn]] void disagree(int r) const { disagree(r, own_size()); }
   /// A reader that found member r's call of another size: takes that call's numbers as its own
   /// (a broadcast's readers all follow the root), so the next short call lines up again.
   void follow(int r) noexcept {
@@ -476,10 +474,9 @@ std::uint64_t enter_elsewhere(core::engine& e, core::communicator& c, const char
   return c.short_calls;
 }
 
-std::uint64_t pass_short_call(core::engine& e, core::communicator& c, bool finish) {
+std::uint64_t pass_short_call(core::engine& e, core::communicator& c) {
   short_call call(e, c, "", elsewhere_field);
   ++c.short_entries;
-  if (finish) call.finish();
   return c.short_calls;
 }
 

@@ -118,8 +118,9 @@ void alltoall_short(core::engine& e, core::communicator& c, const_bytes in, byte
 std::uint64_t enter_elsewhere(core::engine& e, core::communicator& c, const char* what,
                               std::size_t bytes, int reader = -1, bool finish = true);
 /// Takes the short call's number, publishing nothing: a broadcast's reader that runs another
-/// algorithm (no one reads its slot), so that every member's call numbers stay alike.
-std::uint64_t pass_short_call(core::engine& e, core::communicator& c, bool finish = true);
+/// algorithm (no one reads its slot), so that every member's call numbers stay alike. Returns the
+/// number; the call stays open until finish_entry (its reader watches the root meanwhile).
+std::uint64_t pass_short_call(core::engine& e, core::communicator& c);
 /// Finishes an entry left open (its members may reuse their slots of that call).
 void finish_entry(core::engine& e, const core::communicator& c, std::uint64_t call);
 

@@ -514,7 +514,7 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     entry_watch watch;
     std::optional<target> watching;  // made only here: a target copy costs an atomic increment
     if (watch_root) {
-      watch = {pass_short_call(t.engine, t.comm, false), root};
+      watch = {pass_short_call(t.engine, t.comm), root};
       watching.emplace(t).watch = &watch;
     }
     const target& watched = watching ? *watching : t;
@@ -562,12 +562,11 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
       watching.emplace(t).watch = &watch;
     }
     const target& watched = watching ? *watching : t;
-    const std::size_t by = in.size();
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
-      name = shared_suits(t, by, ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
-             : halving_fits && by >= (64u << 10)                                 ? "rabenseifner"
-                                                                                 : "binomial";
+      name = shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
+             : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
+                                                        : "binomial";
     }
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(watched, c, a, name, in.size(),
