@@ -11,7 +11,7 @@
 namespace rmpl::detail {
 
 struct comm_impl : std::enable_shared_from_this<comm_impl> {
-  explicit comm_impl(core::communicator k) : kernel(std::move(k)) {}
+  explicit comm_impl(core::communicator k);
   ~comm_impl();
   comm_impl(const comm_impl&) = delete;
   comm_impl& operator=(const comm_impl&) = delete;

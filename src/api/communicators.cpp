@@ -14,6 +14,7 @@
 #include "api/runtime.hpp"
 #include "base/error.hpp"
 #include "coll/collectives.hpp"
+#include "coll/stall.hpp"
 #include "core/threads.hpp"
 
 namespace rmpl {
@@ -23,13 +24,19 @@ namespace {
 std::vector<int> job_ranks(const comm_impl& c);
 }  // namespace
 
+comm_impl::comm_impl(core::communicator k) : kernel(std::move(k)) {
+  coll::enroll(kernel);  // its members stalled in a collective may ask this rank's position
+}
+
 comm_impl::~comm_impl() {
   core::threads::guard locked;
+  coll::unenroll(kernel);
   // The world's and self's pairs and the world's area (0) are never returned; a communicator that
   // outlives its session has nowhere to return them to. No collective of this communicator is in
   // flight here (each keeps it alive), but slower members may still read its area's last round.
   if (kernel.context < 2 * core::context_pool::reserved_pairs || !api::initialized()) return;
   api::kernel().contexts().release(kernel.context);
+  coll::communicator_freed(api::kernel(), kernel);
   if (kernel.area >= 0) {
     api::kernel().areas().release(kernel.area, job_ranks(*this), kernel.area_rounds.claimed(),
                                   kernel.short_calls);
@@ -237,6 +244,9 @@ constexpr std::size_t context_words = std::tuple_size_v<core::context_pool::mask
 /// This process's free masks: the context pairs' words, then the area slots' word.
 words free_masks() {
   core::engine& e = api::kernel();
+  // Any pair free here may be claimed, and no round follows in which this process could forget
+  // the one chosen before the others can use it (coll/stall.hpp).
+  coll::forget_freed(e);
   const core::context_pool::mask& contexts = e.contexts().free_mask();
   words out(contexts.begin(), contexts.end());
   out.push_back(e.areas().free_mask());
@@ -290,6 +300,7 @@ claim claim_agreed(const words& agreed, bool with_area, const char* operation) {
   core::context_pool::mask contexts;
   std::copy_n(agreed.begin(), contexts.size(), contexts.begin());
   const auto context = e.contexts().claim_lowest(contexts);
+  if (context) coll::context_reclaimed(e, *context);
   if (!context) {
     base::fail(errc::exhausted,
                "{} on process {}: no communicator context is free on every process of both "

@@ -23,6 +23,7 @@
 #include "base/error.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/collectives.hpp"
+#include "coll/stall.hpp"
 #include "core/context_pool.hpp"
 
 namespace rmpl::coll {
@@ -42,8 +43,20 @@ struct tentative {
   static tentative claim(core::engine& e, std::span<const std::uint64_t> agreed, bool with_area) {
     context_mask contexts;
     std::copy_n(agreed.begin(), context_words, contexts.begin());
-    return {e.contexts().claim_lowest(contexts),
-            with_area ? e.areas().claim_lowest(agreed[context_words]) : std::nullopt};
+    const std::optional<std::uint32_t> context = e.contexts().claim_lowest(contexts);
+    if (context) {
+      // Before this member's choice goes out (the comparison, which every member waits for), so
+      // that no member of the new communicator reads the old one's position as its own
+      // (coll/stall.hpp), nor can have sent anything on it yet: what is queued on the pair now
+      // is the old communicator's, left unreceived (an erroneous program's failed collective),
+      // which the new one's receives, its collectives numbered from 0 again, would take. Its
+      // senders sent it before their part of this claim, and the waits since have taken it from
+      // the rings (one still in a ring stays: dropping is a courtesy to erroneous programs).
+      context_reclaimed(e, *context);
+      e.discard_unexpected(*context);
+      e.discard_unexpected(*context + 1);
+    }
+    return {context, with_area ? e.areas().claim_lowest(agreed[context_words]) : std::nullopt};
   }
 
   /// The choices and their complements: under min over all members, the lowest and (complemented)

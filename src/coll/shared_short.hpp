@@ -32,11 +32,11 @@
 // rank); a broadcast's reader runs the root's; a reduce's root fails. The other way round, a
 // broadcast's reader and a reduce's ranks beyond the limit watch, while their algorithm waits,
 // for a member that took the protocol (entry_watch) and fail: only once no transfer of theirs is
-// in flight (the shared rounds; not a tree of messages, which keeps waiting). What stays
-// (docs/reliability.md): those trees, and counts on both sides of a change between two other
-// algorithms. Waiting for the others' entries before the algorithm would close them all, but
-// costs every call (measured: medium reduces 5.6x, broadcasts 1.13x the time at 1 KiB and 4
-// ranks).
+// in flight (the shared rounds; a tree of messages does once it has stalled, its receives
+// withdrawn: task.cpp). Counts on both sides of a change between two other algorithms, and
+// communicators without an area, are left to the stalled-call notes (coll/stall.hpp). Waiting for
+// the others' entries before the algorithm would close every straddle up front, but costs every
+// call (measured: medium reduces 5.6x, broadcasts 1.13x the time at 1 KiB and 4 ranks).
 #pragma once
 
 #include <cstddef>

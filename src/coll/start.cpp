@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "coll/agreement.hpp"
 #include "coll/algorithms.hpp"
 #include "coll/collectives.hpp"
 #include "coll/combine.hpp"
@@ -122,22 +123,6 @@ layout checked_layout(const target& t, collective c, sizes counts, sizes displs,
 // and the agreement step could let two collectives in flight start in different orders on
 // different ranks.
 
-/// A field of the record that this collective does not compare.
-constexpr std::uint64_t unchecked = ~std::uint64_t{0};
-
-/// What every rank of a collective must agree on (sent as raw words).
-struct agreement {
-  std::uint64_t kind = unchecked;
-  std::uint64_t root = unchecked;
-  std::uint64_t bytes = unchecked;
-  std::uint64_t op = unchecked;      ///< operator, element type and size
-  std::uint64_t counts = unchecked;  ///< a hash of the per-rank counts
-  /// Not compared: the error code with which this rank rejected its own arguments, or 0.
-  std::uint64_t failed = 0;
-};
-/// The fields above that every rank must pass alike.
-constexpr std::size_t compared_fields = 5;
-
 bool checking_from_environment() {
   const char* value = std::getenv("RMPL_CHECK_COLLECTIVES");
   if (value == nullptr || *value == '\0' || std::string_view(value) == "0") return false;
@@ -184,25 +169,6 @@ std::string ranks_text(const std::vector<int>& ranks) {
   return out;
 }
 
-std::string value_text(std::size_t field, std::uint64_t v) {
-  if (v == unchecked) return "(none)";
-  switch (field) {
-    case 0:
-      return v < std::size(collective_names) ? std::string(collective_names[v]) : "?";
-    case 1:
-      return "root " + std::to_string(v);
-    case 2:
-      return std::to_string(v) + " bytes";
-    case 3:
-      if ((v >> 56) == 0)
-        return fmt::format("a user operator on {}-byte elements", v & 0xffffffffffff);
-      return fmt::format("operator {} on type {} ({}-byte elements)", v >> 56, (v >> 48) & 0xff,
-                         v & 0xffffffffffff);
-    default:
-      return fmt::format("counts with hash {:#x}", v);
-  }
-}
-
 /// Exchanges every rank's record and fails, naming who passed what, on the first field the ranks
 /// disagree on. Every rank sees all records, so every rank fails alike.
 task agree(exchange x, agreement mine) {
@@ -228,11 +194,8 @@ task agree(exchange x, agreement mine) {
                failed.size() == 1 ? "its" : "their", to_string(code),
                failed.size() == 1 ? "its" : "their");
   }
-  static constexpr const char* what[fields] = {"which collective they call", "the root",
-                                               "the byte count", "the reduction operator",
-                                               "the per-rank counts"};
   for (std::size_t f = 0; f < fields; ++f) {
-    auto field = [&](const agreement& a) { return reinterpret_cast<const std::uint64_t*>(&a)[f]; };
+    auto field = [&](const agreement& a) { return a.field(f); };
     bool same = true;
     for (const agreement& a : all) same = same && field(a) == field(all[0]);
     if (same) continue;
@@ -259,7 +222,7 @@ task agree(exchange x, agreement mine) {
                         : errc::invalid_argument,
                "{} on rank {} (communicator of {}): the ranks disagree on {}: {} "
                "(RMPL_CHECK_COLLECTIVES)",
-               collective_names[mine.kind], x.rank(), x.size(), what[f], groups);
+               collective_names[mine.kind], x.rank(), x.size(), field_name(f), groups);
   }
 }
 
@@ -297,6 +260,7 @@ core::request* launch(const target& t, collective c, const agreement& a, std::st
     prepare(op, t, a, start);
     if (t.watch != nullptr) [[unlikely]]
       op.watch(*t.watch);
+    op.sign(a);
     op.run_to_end();
     return nullptr;
   }

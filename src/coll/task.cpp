@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "base/error.hpp"
 #include "coll/shared_short.hpp"
+#include "coll/stall.hpp"
 
 namespace rmpl::coll {
 
@@ -71,10 +76,11 @@ void operation::run_to_end() {
     run_watched();
     return;
   }
+  stall_notice notice(engine_);
   try {
     // wait_until asks advance() before its first progress pass: a collective whose steps all
     // complete at once never polls.
-    engine_.wait_until([this] { return advance(); });
+    engine_.wait_until([this] { return advance(); }, [&] { stalled(notice); });
   } catch (...) {
     // The operation is about to leave the stack with its coroutine frame, whose buffers pending
     // transfers may still write. A halted engine never touches them again; otherwise (an error
@@ -92,12 +98,21 @@ void operation::run_watched() {
   const core::communicator& comm = *comm_;
   const entry_watch& w = *watch_;
   int straddler = -1;
+  stall_notice notice(engine_);
   try {
-    engine_.wait_until([&] {
-      if (advance()) return true;
-      if (settled()) straddler = took_short(engine_, comm, w);
-      return straddler >= 0;
-    });
+    engine_.wait_until(
+        [&] {
+          if (advance()) return true;
+          if (settled()) straddler = took_short(engine_, comm, w);
+          return straddler >= 0;
+        },
+        [&] {
+          // A tree of messages waits for a member that took the protocol: withdraw its receives.
+          if (const int r = took_short(engine_, comm, w); r >= 0) {
+            fail_stalled(notice, errc::invalid_argument, took_short_message(r));
+          }
+          stalled(notice);
+        });
   } catch (...) {
     finish_entry(engine_, comm, w.call);
     if (!engine_.halted() && !settled()) {
@@ -108,12 +123,106 @@ void operation::run_watched() {
   }
   finish_entry(engine_, comm, w.call);
   if (straddler >= 0) [[unlikely]] {
-    base::fail(errc::invalid_argument,
-               "{} on rank {}: the ranks' counts disagree: rank {} took the short protocol (a "
-               "count of at most {} bytes) where this rank's takes another algorithm",
-               describe(), comm.rank, straddler, payload_lines_max * short_max);
+    base::fail(errc::invalid_argument, "{}", took_short_message(straddler));
   }
   rethrow_failure();
+}
+
+std::string operation::took_short_message(int straddler) const {
+  return fmt::format(
+      "{} on rank {}: the ranks' counts disagree: rank {} took the short protocol (a count of at "
+      "most {} bytes) where this rank's takes another algorithm",
+      describe(), comm_->rank, straddler, payload_lines_max * short_max);
+}
+
+void operation::stalled(stall_notice& notice) {
+  answer_stalled(engine_);
+  if (comm_ == nullptr || signature_ == nullptr) return;
+  const core::communicator& c = *comm_;
+  // An intercommunicator's ranks name the remote group: its collectives publish no note.
+  if (c.to_world(c.rank) != engine_.rank()) return;
+  const stall_position at = stall_position::of(c);
+  if (!notice.publish(at, *signature_)) return;
+  std::vector<int> past;
+  for (int r = 0; r < c.size; ++r) {
+    if (r == c.rank) continue;
+    const std::optional<stall_records> note = read_stall_note(engine_, c.to_world(r));
+    if (!note) continue;
+    for (const stall_record* record : {&note->current, &note->failed}) {
+      switch (relate(*record, at)) {
+        case stall_relation::same_call:
+          if (const std::size_t f = first_difference(record->signature, *signature_);
+              f < compared_fields) {
+            fail_stalled(notice, f == 1 ? errc::invalid_rank : errc::invalid_argument,
+                         fmt::format("{} on rank {}: the ranks disagree on {}: rank {} {} the "
+                                     "same call with {} where this rank passed {}",
+                                     describe(), c.rank, field_name(f), r,
+                                     record == &note->current ? "waits in" : "failed",
+                                     value_text(f, record->signature.field(f)),
+                                     value_text(f, signature_->field(f))));
+          }
+          break;
+        case stall_relation::past:
+          past.push_back(r);
+          break;
+        case stall_relation::unrelated:
+          break;
+      }
+    }
+    for (const stall_position& answer : note->answered) {
+      if (relate({fabric::shm::stall_note::collective, answer, {}}, at) == stall_relation::past)
+        past.push_back(r);
+    }
+  }
+  if (past.empty()) {
+    everyone_left_ = false;
+    return;
+  }
+  // Whatever those members sent is in the rings (they publish only then): one pass takes it.
+  engine_.progress();
+  std::sort(past.begin(), past.end());
+  past.erase(std::unique(past.begin(), past.end()), past.end());
+  if (static_cast<int>(past.size()) == c.size - 1) {
+    // Every other member has finished this call, so whatever it needs of them is here; a call
+    // that still cannot go on at the next stall (the wait has asked it again meanwhile) waits
+    // for what none of them will provide (the shared rounds, where no receive names a rank).
+    if (everyone_left_) {
+      fail_stalled(notice, errc::invalid_argument,
+                   fmt::format("{} on rank {}: the ranks' calls or counts disagree: every other "
+                               "member has left this call (for a later one of the communicator, "
+                               "its free or finalize) without providing what this rank waits for",
+                               describe(), c.rank));
+    }
+    everyone_left_ = true;
+  }
+  const std::uint32_t context = c.collective_context();
+  for (const int r : past) {
+    const int world = c.to_world(r);
+    bool waits_for_it = false;
+    pending_.for_each([&](const core::request* q) {
+      waits_for_it = waits_for_it || (q->kind == core::op::recv && q->st == core::state::posted &&
+                                      q->peer == world && q->context == context);
+    });
+    if (waits_for_it) {
+      fail_stalled(notice, errc::invalid_argument,
+                   fmt::format("{} on rank {}: the ranks' calls or counts disagree: rank {} has "
+                               "left this call (for a later one of the communicator, its free or "
+                               "finalize) without sending what this rank waits for",
+                               describe(), c.rank, r));
+    }
+  }
+}
+
+void operation::fail_stalled(stall_notice& notice, errc code, const std::string& message) {
+  notice.keep_as_failed();
+  pending_.for_each([this](core::request* q) { engine_.cancel(q); });
+  if (!settled()) {
+    base::fatal(
+        fmt::format("rmpl: {}; this rank cannot return: sends of the call are still in "
+                    "flight",
+                    message));
+  }
+  base::fail(code, "{}", message);
 }
 
 std::string operation::describe() const {

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/agreement.hpp"
 #include "coll/recycled.hpp"
 #include "core/activity.hpp"
 #include "core/communicator.hpp"
@@ -71,6 +72,7 @@ class task {
 
 class operation;
 struct entry_watch;
+class stall_notice;
 
 /// What an algorithm sees of its collective: its rank and the communicator's size, and sends and
 /// receives to ranks of the communicator, tagged with this collective's number. Cheap to copy (the
@@ -229,10 +231,13 @@ class operation final : public core::activity {
   /// request's wait would throw them.
   void run_to_end();
   /// Makes run_to_end also watch `w` (shared_short.hpp, "straddles"): a watched member that took
-  /// the short protocol fails the call, once no transfer of it is in flight (an algorithm that
-  /// waits on messages then keeps waiting); the entry is finished when the call ends either way.
-  /// `w` must outlive run_to_end.
+  /// the short protocol fails the call, at once when no transfer of it is in flight (the shared
+  /// rounds), else once the call has stalled (its posted receives withdrawn); the entry is
+  /// finished when the call ends either way. `w` must outlive run_to_end.
   void watch(const entry_watch& w) noexcept { watch_ = &w; }
+  /// What every rank passes alike (coll/agreement.hpp): with it, run_to_end looks, when the call
+  /// stalls, for members that disagree with this rank (coll/stall.hpp). Must outlive run_to_end.
+  void sign(const agreement& a) noexcept { signature_ = &a; }
 
   bool advance() override;
   void rethrow_failure() override {
@@ -295,8 +300,19 @@ class operation final : public core::activity {
   } mismatch_;
   const core::communicator* comm_ = nullptr;
   const entry_watch* watch_ = nullptr;
+  const agreement* signature_ = nullptr;
+  bool everyone_left_ = false;  ///< the last stall found every other member past this call
   [[noreturn]] void throw_mismatch() const;
   void run_watched();
+  /// Called by run_to_end's wait when the call has stalled: publishes where this rank waits and
+  /// fails the call when a member's note shows a disagreement (coll/stall.hpp).
+  void stalled(stall_notice& notice);
+  /// Fails the stalled call with `message`: withdraws its posted receives and throws, keeping the
+  /// call in this rank's note for the members that look later. A call with sends still in flight
+  /// cannot return (their buffers may be the caller's): the process ends with the message.
+  /// The error of a watched call whose member `straddler` took the short protocol.
+  std::string took_short_message(int straddler) const;
+  [[noreturn]] void fail_stalled(stall_notice& notice, errc code, const std::string& message);
 };
 
 template <class Condition>

@@ -73,6 +73,14 @@ void engine::finalize() {
   // Push out what we still owe peers (buffered sends, control cells), then wait for every rank,
   // progressing all the while so that peers' transfers that need us can finish.
   wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
+  // Members stalled in a collective that waits for a message of this rank learn from this note
+  // that it has left every call, and fail instead of waiting for it (coll/stall.hpp).
+  fabric::shm::stall_note& note = dom_.info(rank_).stall;
+  const std::uint64_t version = note.version.load(std::memory_order_relaxed);
+  note.version.store(version + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  note.current.where.store(fabric::shm::stall_note::finalizing, std::memory_order_relaxed);
+  note.version.store(version + 2, std::memory_order_release);
   const std::uint32_t generation = dom_.barrier_arrive();
   wait_until([&] { return dom_.barrier_done(generation); });
   areas_.reset_mine();
@@ -1014,6 +1022,28 @@ void engine::cancel(request* r) {
   matcher_.queues(r->context).unpost(r);
   r->result.cancelled = true;
   r->st = state::complete;
+}
+
+std::size_t engine::discard_unexpected(std::uint32_t context) {
+  context_queues& q = matcher_.queues(context);
+  std::size_t dropped = 0;
+  // A rendezvous without single copy would need a bounce transfer to finish: left as it is.
+  auto droppable = [this](const unexpected& u) { return u.how != kind::rts || dom_.single_copy(); };
+  unexpected* u = q.find_unexpected(any_source, any_tag);
+  while (u != nullptr) {
+    unexpected* next = u->any_next;
+    if (droppable(*u)) {
+      q.remove_unexpected(u);
+      request sink;  // a receive of no bytes: deliver() copies nothing and answers the sender
+      sink.kind = op::recv;
+      deliver(&sink, incoming{u->source, u->tag, u->how, u->flags, u->size, u->cookie, u->address,
+                              u->segments, u->slot, u->data});
+      matcher_.release(u);
+      ++dropped;
+    }
+    u = next;
+  }
+  return dropped;
 }
 
 bool engine::iprobe(std::uint32_t context, int source, int tag, status* out) {

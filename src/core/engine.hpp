@@ -8,11 +8,13 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/area_pool.hpp"
@@ -116,6 +118,12 @@ class engine {
   /// Takes a completed request's status and frees it; throws rmpl::error if the operation failed.
   status finish(request* r);
   void cancel(request* r);
+  /// Drops every message waiting unexpected on `context` (a freed communicator's, whose context a
+  /// new one claims: an erroneous program's collective may have left messages nobody received,
+  /// which the new communicator's receives, numbered from 0 again, would otherwise take). Their
+  /// senders are answered as a receive would (eager slots released, rendezvous finished without a
+  /// copy, synchronous sends acknowledged). Returns how many were dropped.
+  std::size_t discard_unexpected(std::uint32_t context);
   void free_request(request* r) noexcept { requests_.release(r); }
   /// "recv on rank 1 from any source (tag 3, 100 bytes)": names a request in error messages.
   std::string describe(const request& r) const;
@@ -139,12 +147,26 @@ class engine {
   bool progress();
   /// A rank of the job has died and this rank has noticed: nothing progresses any more.
   bool halted() const noexcept { return halted_; }
+  /// Whether everything this rank has sent, and every control cell it owes, is in its peers'
+  /// rings (nothing waits for room).
+  bool all_in_rings() const noexcept { return backlogged_ == 0 && controls_owed_ == 0; }
+
+  /// What a wait that watches for nothing calls when it stalls.
+  struct no_stall {
+    void operator()() const noexcept {}
+  };
+  /// How long a wait makes no progress (its rank asleep on its doorbell) before it calls its
+  /// `stalled`, and again each time as long after.
+  static constexpr std::chrono::milliseconds stall_period{100};
 
   /// The one waiting mechanism: progress until done() holds, spinning briefly, then sleeping on
   /// this rank's doorbell. done() is asked after each progress pass until it returns true, never
-  /// again after that. Throws errc::dead_rank when a rank of the job has died.
-  template <class Done>
-  void wait_until(Done&& done) {
+  /// again after that. Throws errc::dead_rank when a rank of the job has died. `stalled()` is
+  /// called after a pass, every stall_period that passes without one that moved anything (a
+  /// blocking collective looks then whether its peers disagree with it, coll/stall.hpp); what it
+  /// throws ends the wait. The waits that give none pay nothing for it.
+  template <class Done, class Stalled = no_stall>
+  void wait_until(Done&& done, Stalled&& stalled = {}) {
     // Finished once done() has said so (it is not asked again: a predicate may consume what it
     // finds) and every control cell this rank owes its peers is out.
     bool said_done = false;
@@ -156,10 +178,11 @@ class engine {
     // MPI_THREAD_MULTIPLE: the caller holds the library lock, which this wait must let go between
     // passes (out of line from here: a single-threaded wait pays one load and branch).
     if (threads::locking.load(std::memory_order_relaxed) && threads::held()) [[unlikely]] {
-      wait_threaded(finished);
+      wait_threaded(finished, stalled);
       return;
     }
     unsigned idle = 0;
+    stall_clock clock;
     for (;;) {
       const bool worked = progress();
       if (finished()) return;
@@ -168,6 +191,7 @@ class engine {
       }
       if (worked) {
         idle = 0;
+        clock.moved();
         continue;
       }
       if (++idle < tune_.spin_polls) {
@@ -189,8 +213,15 @@ class engine {
       }
       dom_.sleep(bell, 100);
       idle = 0;
+      if (clock.due()) on_stall(stalled);
     }
   }
+
+  /// What a wait that made no progress for stall_period runs: `stalled`, or the stall hook.
+  using stall_hook = void (*)(engine&) noexcept;
+  /// What every wait that gives no `stalled` of its own runs when it stalls (the collectives
+  /// answer stalled members there, coll/stall.hpp).
+  void set_stall_hook(stall_hook h) noexcept { stall_hook_ = h; }
 
   /// Forbids the blocking receive's spin on one ring (MPI_THREAD_MULTIPLE: it would spin holding
   /// the library lock, keeping out the threads that may be about to send what it waits for).
@@ -207,8 +238,37 @@ class engine {
   /// once: the sleeping flag stays set until the last of them wakes (threads::sleepers, counted
   /// under the lock), so peers keep ringing. A thread woken for nothing makes one pass and sleeps
   /// again rather than spinning anew.
-  template <class Finished>
-  void wait_threaded(Finished& finished) {
+  template <class Stalled>
+  void on_stall(Stalled& stalled) {
+    if constexpr (std::is_same_v<std::decay_t<Stalled>, no_stall>) {
+      if (stall_hook_ != nullptr) stall_hook_(*this);
+    } else {
+      stalled();
+    }
+  }
+  stall_hook stall_hook_ = nullptr;
+  /// Since when a wait has made no progress (read only on its sleeping path).
+  class stall_clock {
+   public:
+    void moved() noexcept { since_ = {}; }
+    /// Whether stall_period has passed since the last progress (or the last time this said so).
+    bool due() noexcept {
+      const auto now = std::chrono::steady_clock::now();
+      if (since_ == std::chrono::steady_clock::time_point{}) {
+        since_ = now;
+        return false;
+      }
+      if (now - since_ < stall_period) return false;
+      since_ = now;
+      return true;
+    }
+
+   private:
+    std::chrono::steady_clock::time_point since_{};
+  };
+
+  template <class Finished, class Stalled>
+  void wait_threaded(Finished& finished, Stalled& stalled) {
     struct asleep {  // the count of sleepers, kept right whatever a pass throws
       fabric::shm::domain& dom;
       asleep(fabric::shm::domain& d) : dom(d) { ++threads::sleepers; }
@@ -217,6 +277,7 @@ class engine {
       }
     };
     unsigned idle = 0;
+    stall_clock clock;
     for (;;) {
       const bool worked = progress();
       if (finished()) return;
@@ -228,6 +289,7 @@ class engine {
       threads::reacquire(depth);
       if (worked) {
         idle = 0;
+        clock.moved();
         continue;
       }
       if (++idle < tune_.spin_polls) continue;
@@ -243,6 +305,7 @@ class engine {
       const unsigned held = threads::release_all(false);
       dom_.sleep_leaving_flag(bell, 100);
       threads::reacquire(held);
+      if (clock.due()) on_stall(stalled);
     }
   }
 

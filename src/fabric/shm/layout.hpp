@@ -12,7 +12,7 @@ namespace rmpl::fabric::shm {
 
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
-inline constexpr std::uint32_t segment_version = 5;
+inline constexpr std::uint32_t segment_version = 6;
 
 /// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
 struct params {
@@ -35,6 +35,32 @@ struct alignas(cache_line) doorbell {
 
 enum class rank_state : std::uint32_t { absent = 0, alive = 1, finalized = 2, dead = 3 };
 
+/// Where a rank waits when it has made no progress for a while (coll/stall.hpp): written by its
+/// owner only then (a seqlock: `version` odd while the words change), read by the members of the
+/// communicator it waits on, who tell from it a disagreement (an erroneous program) from a slow
+/// peer. Nothing writes it while calls make progress.
+struct alignas(cache_line) stall_note {
+  enum : std::uint64_t { none = 0, collective = 1, finalizing = 2 };
+  struct record {
+    std::atomic<std::uint64_t> where{none};
+    std::atomic<std::uint64_t> context{0};  ///< the communicator's collective context
+    std::atomic<std::uint64_t> tags{0};    ///< its collectives started (tags taken), this one's too
+    std::atomic<std::uint64_t> shorts{0};  ///< its short-protocol call numbers taken, likewise
+    std::atomic<std::uint64_t> signature[5]{};  ///< what the call passes (coll/agreement.hpp)
+  };
+  /// The owner's position on a communicator that a stalled member waits on (the owner answers
+  /// while it waits itself, whatever for), or on one it has freed (`left` 1: it has finished
+  /// every call there): context 0 is no answer.
+  struct answer {
+    std::atomic<std::uint64_t> context{0}, tags{0}, shorts{0}, left{0};
+  };
+  static constexpr std::size_t answers = 8;
+  std::atomic<std::uint64_t> version{0};
+  record current;  ///< where the owner waits now
+  record failed;   ///< the last call the owner failed for what it read in a note
+  answer answered[answers];
+};
+
 /// One per rank. Written by its owner at start-up (and state by the launcher when the rank dies).
 struct alignas(cache_line) rank_info {
   std::atomic<std::int32_t> pid{0};
@@ -44,6 +70,7 @@ struct alignas(cache_line) rank_info {
   std::atomic<std::uint64_t> probe_address{0};  // address of probe_value in the owner's memory
   std::uint64_t probe_value = 0;
   doorbell bell;
+  stall_note stall;
 };
 
 /// Job-wide words.

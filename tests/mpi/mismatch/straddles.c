@@ -26,10 +26,9 @@ static const char* const names[COLLS] = {"bcast", "reduce", "allreduce", "allgat
  * (coll/shared_short.hpp, "straddles"): whoever takes the short protocol meets the entry of a
  * rank that did not and follows it (an allreduce's, allgather's or alltoall's ranks, a broadcast's
  * readers) or fails (a reduce's root); a broadcast's reader or a reduce's rank beyond the limit
- * that waits in the shared rounds sees a member that took the protocol and fails. Not covered
- * (they may wait, docs/reliability.md): those that wait on messages instead (a reduce's binomial
- * tree, a broadcast's with 2 ranks from 32 KiB), and counts on both sides of a change between two
- * other algorithms. */
+ * that waits in the shared rounds sees a member that took the protocol and fails. Those that
+ * wait on messages instead (a reduce's binomial tree, a broadcast's with 2 ranks from 32 KiB), and
+ * counts on both sides of a change between two other algorithms, are stalls.c's. */
 struct straddle {
   enum coll c;
   int odd_last; /* the odd rank: 0, or the last rank */

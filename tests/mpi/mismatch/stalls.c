@@ -1,0 +1,169 @@
+/* Counts that disagree where no message size or short-protocol slot shows it at once, in the
+ * default mode (an erroneous program), with MPI_ERRORS_RETURN: one rank (the root, or the last
+ * rank) passes a count that takes one algorithm, the others a count that takes another, and the
+ * algorithms wait for each other in different ways (a tree of messages against the short protocol,
+ * the shared rounds against a tree, a binomial tree against a linear exchange), or the communicator
+ * holds no collective area (all its collectives go by messages, whose number depends on the
+ * count). Before the stalled-call notes of coll/stall.hpp the ranks that wait for a message or a
+ * round that never comes waited until the harness's timeout. Every rank must return, and the ranks
+ * that wait for what their peers' counts do not provide must fail.
+ *
+ * Each case runs twice on a fresh duplicate of MPI_COMM_WORLD: the ranks that return first either
+ * free it at once and wait in a barrier of MPI_COMM_WORLD (the stalled rank must learn from their
+ * notes that they left the communicator), or call a barrier of the same communicator first (they
+ * are in a later call of it). Sends still in flight when a disagreement is found end the job
+ * instead (tests/mpi/fatal/stalled_sends.c); these cases keep every message eager.
+ * For debugging: RMPL_STALL_VERBOSE=1 names each case as it starts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+
+static int rank, size;
+
+enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, GATHER, SCATTER, COLLS };
+static const char* const names[COLLS] = {"bcast",    "reduce", "allreduce", "allgather",
+                                         "alltoall", "gather", "scatter"};
+
+/* One rank (the root, or the last rank with odd_last) passes `odd` ints (per block for the
+ * gathers, scatters and alltoall), the others `others`; `no_area`: on a communicator made when
+ * every collective area slot is taken. */
+struct stall_case {
+  enum coll c;
+  int odd_last;
+  int odd, others;
+  int no_area;
+};
+static const struct stall_case cases[] = {
+    /* A reduce's binomial tree (3 ranks and more, 264 B - 16 KiB) waits for members that took the
+     * short protocol; a broadcast's reader (2 ranks, from 32 KiB) for a root that did. */
+    {REDUCE, 0, 100, 2, 0},
+    {BCAST, 0, 2, 20000, 0},
+    /* Two algorithms other than the short protocol: gather's and scatter's binomial tree and
+     * linear exchange (2 KiB), reduce's binomial tree and shared rounds (16 KiB). */
+    {GATHER, 0, 1000, 300, 0},
+    {GATHER, 0, 300, 1000, 0},
+    {SCATTER, 0, 300, 1000, 0},
+    {SCATTER, 0, 1000, 300, 0},
+    {REDUCE, 0, 5000, 3000, 0},
+    {REDUCE, 0, 3000, 5000, 0},
+    /* No collective area: messages only. */
+    {ALLREDUCE, 0, 2, 300, 1},
+    {ALLREDUCE, 1, 300, 2, 1},
+    {BCAST, 0, 2, 300, 1},
+    {BCAST, 1, 300, 2, 1},
+    {REDUCE, 0, 2, 300, 1},
+    {REDUCE, 1, 300, 2, 1},
+    {ALLGATHER, 0, 2, 300, 1},
+    {ALLTOALL, 0, 2, 300, 1},
+    {ALLTOALL, 1, 300, 2, 1},
+};
+
+/* The communicators that take every collective area slot (core/area_pool.hpp: 8 per process,
+ * one of them the world's). */
+#define HELD 8
+
+static int must_fail(enum coll c, int mine, int root_count) {
+  switch (c) {
+    case BCAST:
+      return mine != root_count;
+    case REDUCE:
+    case GATHER:
+      return rank == 0;
+    case SCATTER:
+      return rank != 0 && mine != root_count;
+    default:
+      return 1;
+  }
+}
+
+static int run(enum coll c, int mine, MPI_Comm comm) {
+  const size_t room = (size_t)mine * (size_t)size;
+  int* in = calloc(room, sizeof(int));
+  int* out = calloc(room, sizeof(int));
+  CHECK(in != NULL && out != NULL, "out of memory");
+  for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
+  int err = MPI_SUCCESS;
+  switch (c) {
+    case BCAST:
+      err = MPI_Bcast(in, mine, MPI_INT, 0, comm);
+      break;
+    case REDUCE:
+      err = MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
+      break;
+    case ALLREDUCE:
+      err = MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
+      break;
+    case ALLGATHER:
+      err = MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, comm);
+      break;
+    case ALLTOALL:
+      err = MPI_Alltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm);
+      break;
+    case GATHER:
+      err = MPI_Gather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
+      break;
+    case SCATTER:
+      err = MPI_Scatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
+      break;
+    default:
+      break;
+  }
+  free(in);
+  free(out);
+  return err;
+}
+
+int main(int argc, char** argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  const int verbose = getenv("RMPL_STALL_VERBOSE") != NULL;
+  if (size > 1) { /* one rank has nobody to disagree with */
+    for (int then_barrier = 0; then_barrier < 2; ++then_barrier) {
+      for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        const struct stall_case* s = &cases[k];
+        const int odd = s->odd_last ? size - 1 : 0;
+        const int mine = rank == odd ? s->odd : s->others;
+        const int root_count = odd == 0 ? s->odd : s->others;
+        MPI_Comm held[HELD], comm;
+        if (s->no_area) {
+          for (int h = 0; h < HELD; ++h) CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &held[h]));
+        }
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+        CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+        if (verbose && rank == 0) {
+          printf("%s%s: rank %d passes %d ints, the others %d; then %s\n", names[s->c],
+                 s->no_area ? " (no area)" : "", odd, s->odd, s->others,
+                 then_barrier ? "a barrier of the communicator" : "its free");
+          fflush(stdout);
+        }
+        const int err = run(s->c, mine, comm);
+        int cls = -1;
+        MPI_Error_class(err, &cls);
+        char text[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        if (err != MPI_SUCCESS) MPI_Error_string(err, text, &len);
+        CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT ||
+                  cls == MPI_ERR_ARG || cls == MPI_ERR_OTHER,
+              "%s, rank %d passing %d ints and the others %d: error class %d (%s)", names[s->c],
+              odd, s->odd, s->others, cls, text);
+        CHECK(!must_fail(s->c, mine, root_count) || cls != MPI_SUCCESS,
+              "%s%s, rank %d passing %d ints and the others %d: this rank (count %d) returned "
+              "MPI_SUCCESS",
+              names[s->c], s->no_area ? " (no area)" : "", odd, s->odd, s->others, mine);
+        /* Its outcome is not checked: after a disagreement the communicator's state is the
+         * erroneous program's (it only has to return). */
+        if (then_barrier) (void)MPI_Barrier(comm);
+        MPI_Comm_free(&comm);
+        if (s->no_area) {
+          for (int h = 0; h < HELD; ++h) CHECK_MPI(MPI_Comm_free(&held[h]));
+        }
+        /* The next case starts together on every rank. */
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+      }
+    }
+  }
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
