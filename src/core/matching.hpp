@@ -90,10 +90,10 @@ class matcher {
       : nranks_(nranks), max_unexpected_(max_unexpected) {}
 
   context_queues& queues(std::uint32_t context) {
-    if (context >= contexts_.size()) contexts_.resize(context + 1);
-    auto& q = contexts_[context];
-    if (!q) q = std::make_unique<context_queues>(nranks_);
-    return *q;
+    // Every receive posted and every message that arrives asks: the hit stays inline.
+    if (context < contexts_.size() && contexts_[context]) [[likely]]
+      return *contexts_[context];
+    return first_queues(context);
   }
   /// A fresh descriptor, or nullptr when RMPL_UNEXPECTED_MAX are in use (the ring then holds the
   /// rest).
@@ -106,6 +106,11 @@ class matcher {
       return u;
     }
     return &store_.emplace_back();
+  }
+  [[gnu::noinline]] context_queues& first_queues(std::uint32_t context) {
+    if (context >= contexts_.size()) contexts_.resize(context + 1);
+    contexts_[context] = std::make_unique<context_queues>(nranks_);
+    return *contexts_[context];
   }
   void release(unexpected* u) noexcept {
     --in_use_;

@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -66,19 +65,16 @@ struct request {
 class request_table {
  public:
   request* allocate() {
-    request* r;
-    if (!free_.empty()) {
-      r = free_.back();
+    if (!free_.empty()) [[likely]] {
+      request* r = free_.back();
       free_.pop_back();
-    } else {
-      r = &slots_.emplace_back();
-      r->index = static_cast<std::uint32_t>(slots_.size() - 1);
+      const std::uint32_t index = r->index, generation = r->generation;
+      *r = request{};
+      r->index = index;
+      r->generation = generation;
+      return r;
     }
-    const std::uint32_t index = r->index, generation = r->generation;
-    *r = request{};
-    r->index = index;
-    r->generation = generation;
-    return r;
+    return fresh();
   }
   void release(request* r) noexcept {
     r->owned.reset();
@@ -92,15 +88,32 @@ class request_table {
   /// The live request with this id, or nullptr.
   request* lookup(request_id id) noexcept {
     const std::uint64_t index = (id & 0xffffffffu) - 1;
-    if ((id & 0xffffffffu) == 0 || index >= slots_.size()) return nullptr;
-    request& r = slots_[index];
+    if ((id & 0xffffffffu) == 0 || index >= made_) return nullptr;
+    request& r = at(index);
     if (r.generation != (id >> 32) || r.st == state::free) return nullptr;
     return &r;
   }
-  std::size_t live() const noexcept { return slots_.size() - free_.size(); }
+  std::size_t live() const noexcept { return made_ - free_.size(); }
 
  private:
-  std::deque<request> slots_;
+  /// Requests live in blocks that never move (peers and the matching queues point at them); a
+  /// block holds many, so a program with thousands outstanding (posted receives) allocates once
+  /// per block rather than once or twice per request, as a deque's 512-byte nodes did.
+  static constexpr std::size_t block_shift = 8;
+  static constexpr std::size_t block_size = std::size_t{1} << block_shift;
+  request& at(std::size_t index) noexcept {
+    return blocks_[index >> block_shift][index & (block_size - 1)];
+  }
+  /// The next request never used (already as request{} leaves it).
+  [[gnu::noinline]] request* fresh() {
+    if (made_ == blocks_.size() * block_size)
+      blocks_.push_back(std::make_unique<request[]>(block_size));
+    request* r = &at(made_);
+    r->index = static_cast<std::uint32_t>(made_++);
+    return r;
+  }
+  std::vector<std::unique_ptr<request[]>> blocks_;
+  std::size_t made_ = 0;
   std::vector<request*> free_;
 };
 
