@@ -219,6 +219,7 @@ void answer_stalled(core::engine& e) noexcept {
     const note& theirs = e.fabric().info(r).stall;
     if (theirs.current.where.load(std::memory_order_acquire) != note::collective) continue;
     const std::uint64_t context = theirs.current.context.load(std::memory_order_relaxed);
+    if (ambiguous(context)) continue;
     const core::communicator* c = nullptr;
     for (const core::communicator* k : all) {
       if (k->collective_context() == context && k->rank >= 0) c = k;

@@ -34,6 +34,7 @@
 
 #include "coll/agreement.hpp"
 #include "core/communicator.hpp"
+#include "core/context_pool.hpp"
 #include "core/engine.hpp"
 #include "fabric/shm/layout.hpp"
 
@@ -90,6 +91,13 @@ struct stall_records {
   std::array<stall_position, fabric::shm::stall_note::answers> answered;
 };
 std::optional<stall_records> read_stall_note(const core::engine& e, int world_rank) noexcept;
+
+/// Whether a collective context may name several live communicators at once (the self pair's:
+/// MPI_COMM_SELF and every create_group agreement run on it), so that a position there says
+/// nothing.
+inline bool ambiguous(std::uint64_t collective_context) noexcept {
+  return collective_context == std::uint64_t{core::context_pool::self_context} + 1;
+}
 
 /// How a member's record stands to this rank's position on the same communicator.
 enum class stall_relation { unrelated, same_call, past };

@@ -139,8 +139,9 @@ void operation::stalled(stall_notice& notice) {
   answer_stalled(engine_);
   if (comm_ == nullptr || signature_ == nullptr) return;
   const core::communicator& c = *comm_;
-  // An intercommunicator's ranks name the remote group: its collectives publish no note.
-  if (c.to_world(c.rank) != engine_.rank()) return;
+  // An intercommunicator's ranks name the remote group, and the self pair's collective context
+  // is shared by create_group's agreements (coll/stall.hpp, `ambiguous`): no note for either.
+  if (c.to_world(c.rank) != engine_.rank() || ambiguous(c.collective_context())) return;
   const stall_position at = stall_position::of(c);
   if (!notice.publish(at, *signature_)) return;
   std::vector<int> past;
