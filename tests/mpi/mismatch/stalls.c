@@ -18,12 +18,9 @@
 #include <string.h>
 
 #include "../check.h"
+#include "mismatched_call.h"
 
 static int rank, size;
-
-enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, GATHER, SCATTER, COLLS };
-static const char* const names[COLLS] = {"bcast",    "reduce", "allreduce", "allgather",
-                                         "alltoall", "gather", "scatter"};
 
 /* One rank (the root, or the last rank with odd_last) passes `odd` ints (per block for the
  * gathers, scatters and alltoall), the others `others`; `no_area`: on a communicator made when
@@ -63,57 +60,6 @@ static const struct stall_case cases[] = {
  * one of them the world's). */
 #define HELD 8
 
-static int must_fail(enum coll c, int mine, int root_count) {
-  switch (c) {
-    case BCAST:
-      return mine != root_count;
-    case REDUCE:
-    case GATHER:
-      return rank == 0;
-    case SCATTER:
-      return rank != 0 && mine != root_count;
-    default:
-      return 1;
-  }
-}
-
-static int run(enum coll c, int mine, MPI_Comm comm) {
-  const size_t room = (size_t)mine * (size_t)size;
-  int* in = calloc(room, sizeof(int));
-  int* out = calloc(room, sizeof(int));
-  CHECK(in != NULL && out != NULL, "out of memory");
-  for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
-  int err = MPI_SUCCESS;
-  switch (c) {
-    case BCAST:
-      err = MPI_Bcast(in, mine, MPI_INT, 0, comm);
-      break;
-    case REDUCE:
-      err = MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
-      break;
-    case ALLREDUCE:
-      err = MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
-      break;
-    case ALLGATHER:
-      err = MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, comm);
-      break;
-    case ALLTOALL:
-      err = MPI_Alltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm);
-      break;
-    case GATHER:
-      err = MPI_Gather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
-      break;
-    case SCATTER:
-      err = MPI_Scatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
-      break;
-    default:
-      break;
-  }
-  free(in);
-  free(out);
-  return err;
-}
-
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -138,20 +84,12 @@ int main(int argc, char** argv) {
                  then_barrier ? "a barrier of the communicator" : "its free");
           fflush(stdout);
         }
-        const int err = run(s->c, mine, comm);
-        int cls = -1;
-        MPI_Error_class(err, &cls);
-        char text[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        if (err != MPI_SUCCESS) MPI_Error_string(err, text, &len);
-        CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT ||
-                  cls == MPI_ERR_ARG || cls == MPI_ERR_OTHER,
-              "%s, rank %d passing %d ints and the others %d: error class %d (%s)", names[s->c],
-              odd, s->odd, s->others, cls, text);
-        CHECK(!must_fail(s->c, mine, root_count) || cls != MPI_SUCCESS,
-              "%s%s, rank %d passing %d ints and the others %d: this rank (count %d) returned "
-              "MPI_SUCCESS",
-              names[s->c], s->no_area ? " (no area)" : "", odd, s->odd, s->others, mine);
+        char what[160];
+        snprintf(what, sizeof what,
+                 "%s%s, rank %d passing %d ints and the others %d (this rank %d)", names[s->c],
+                 s->no_area ? " (no area)" : "", odd, s->odd, s->others, mine);
+        check_outcome(mismatched_call(s->c, mine, comm), must_fail(s->c, rank, mine, root_count),
+                      what);
         /* Its outcome is not checked: after a disagreement the communicator's state is the
          * erroneous program's (it only has to return). */
         if (then_barrier) (void)MPI_Barrier(comm);

@@ -1,0 +1,87 @@
+/* One collective of the mismatch tests (straddles.c, stalls.c), run with this rank's own count:
+ * `mine` ints (per block for the gathers, scatters and alltoall), on buffers sized for it, root 0;
+ * returns the call's error code (the tests set MPI_ERRORS_RETURN). */
+#ifndef RMPL_TESTS_MPI_MISMATCH_MISMATCHED_CALL_H
+#define RMPL_TESTS_MPI_MISMATCH_MISMATCHED_CALL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../check.h"
+
+enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, GATHER, SCATTER, COLLS };
+static const char* const names[COLLS] = {"bcast",    "reduce", "allreduce", "allgather",
+                                         "alltoall", "gather", "scatter"};
+
+static int mismatched_call(enum coll c, int mine, MPI_Comm comm) {
+  int rank, size;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  CHECK_MPI(MPI_Comm_size(comm, &size));
+  const size_t room = (size_t)mine * (size_t)size;
+  int* in = calloc(room, sizeof(int));
+  int* out = calloc(room, sizeof(int));
+  CHECK(in != NULL && out != NULL, "out of memory");
+  for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
+  int err = MPI_SUCCESS;
+  switch (c) {
+    case BCAST:
+      err = MPI_Bcast(in, mine, MPI_INT, 0, comm);
+      break;
+    case REDUCE:
+      err = MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
+      break;
+    case ALLREDUCE:
+      err = MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
+      break;
+    case ALLGATHER:
+      err = MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, comm);
+      break;
+    case ALLTOALL:
+      err = MPI_Alltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm);
+      break;
+    case GATHER:
+      err = MPI_Gather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
+      break;
+    case SCATTER:
+      err = MPI_Scatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
+      break;
+    default:
+      break;
+  }
+  free(in);
+  free(out);
+  return err;
+}
+
+/* Whether this rank (`mine` ints) must fail collective c when the root passes `root_count`: a
+ * broadcast's ranks whose count is not the root's, a reduce's and a gather's root, a scatter's
+ * other ranks whose count is not the root's, everyone in the others. */
+static int must_fail(enum coll c, int rank, int mine, int root_count) {
+  switch (c) {
+    case BCAST:
+      return mine != root_count;
+    case REDUCE:
+    case GATHER:
+      return rank == 0;
+    case SCATTER:
+      return rank != 0 && mine != root_count;
+    default:
+      return 1;
+  }
+}
+
+/* Checks the outcome `err` of the call that `what` describes: an error class a disagreement may
+ * have, and a failure where must_fail() says so. */
+static void check_outcome(int err, int failure_due, const char* what) {
+  int cls = -1;
+  MPI_Error_class(err, &cls);
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (err != MPI_SUCCESS) MPI_Error_string(err, text, &len);
+  CHECK(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT ||
+            cls == MPI_ERR_ARG || cls == MPI_ERR_OTHER,
+        "%s: error class %d (%s)", what, cls, text);
+  CHECK(!failure_due || cls != MPI_SUCCESS, "%s: this rank returned MPI_SUCCESS", what);
+}
+
+#endif
