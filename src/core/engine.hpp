@@ -164,7 +164,7 @@ class engine {
   /// again after that. Throws errc::dead_rank when a rank of the job has died. `stalled()` is
   /// called after a pass, every stall_period that passes without one that moved anything (a
   /// blocking collective looks then whether its peers disagree with it, coll/stall.hpp); what it
-  /// throws ends the wait. The waits that give none pay nothing for it.
+  /// throws ends the wait. A wait that gives none calls the engine's stall hook instead.
   template <class Done, class Stalled = no_stall>
   void wait_until(Done&& done, Stalled&& stalled = {}) {
     // Finished once done() has said so (it is not asked again: a predicate may consume what it
@@ -228,16 +228,7 @@ class engine {
   void no_fast_spin() noexcept { tune_.fast_polls = 0; }
 
  private:
-  /// wait_until under MPI_THREAD_MULTIPLE, holding the library lock. Each pass is made holding it;
-  /// between passes it is let go (and the core yielded to a thread waiting for it), so waits in
-  /// several threads take turns and each one's pass progresses the others' requests. A pass that
-  /// moved something rings the rank's own bell when threads sleep on it (what it completed may be
-  /// theirs: the pass, not a peer, finished it, and no peer will ring); so does every call's
-  /// unlock (threads::unlock), since a call (a send to self, a request cancelled or completed) can
-  /// complete another thread's wait without any ring. Several threads may sleep on the bell at
-  /// once: the sleeping flag stays set until the last of them wakes (threads::sleepers, counted
-  /// under the lock), so peers keep ringing. A thread woken for nothing makes one pass and sleeps
-  /// again rather than spinning anew.
+  /// A stalled wait's call: its own `stalled`, or the engine's hook for a wait that gave none.
   template <class Stalled>
   void on_stall(Stalled& stalled) {
     if constexpr (std::is_same_v<std::decay_t<Stalled>, no_stall>) {
@@ -267,6 +258,16 @@ class engine {
     std::chrono::steady_clock::time_point since_{};
   };
 
+  /// wait_until under MPI_THREAD_MULTIPLE, holding the library lock. Each pass is made holding it;
+  /// between passes it is let go (and the core yielded to a thread waiting for it), so waits in
+  /// several threads take turns and each one's pass progresses the others' requests. A pass that
+  /// moved something rings the rank's own bell when threads sleep on it (what it completed may be
+  /// theirs: the pass, not a peer, finished it, and no peer will ring); so does every call's
+  /// unlock (threads::unlock), since a call (a send to self, a request cancelled or completed) can
+  /// complete another thread's wait without any ring. Several threads may sleep on the bell at
+  /// once: the sleeping flag stays set until the last of them wakes (threads::sleepers, counted
+  /// under the lock), so peers keep ringing. A thread woken for nothing makes one pass and sleeps
+  /// again rather than spinning anew.
   template <class Finished, class Stalled>
   void wait_threaded(Finished& finished, Stalled& stalled) {
     struct asleep {  // the count of sleepers, kept right whatever a pass throws

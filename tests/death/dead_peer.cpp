@@ -182,6 +182,8 @@ int main(int argc, char** argv) {
   if (op == "startup") {
     print_segment_inode(me);
     if (me == victim) {
+      if (death == "hang")
+        std::printf("rank %d: victim pid %d\n", me, static_cast<int>(::getpid()));
       ::usleep(100'000);  // the others are waiting for it at start-up by now
       die(death, stamp);
     }

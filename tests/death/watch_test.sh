@@ -120,6 +120,7 @@ stopped_case() {
     name+=" (the survivors then exit $DEAD_PEER_SURVIVOR_STATUS)"
   # What the survivors' lines name, and what their errors must say.
   PATTERN=": rmpl: rank [0-9]+ cannot continue: rank $v $cause"
+  [[ $op != startup ]] || PATTERN=": rmpl: rank [0-9]+ cannot start: rank $v $cause before every rank joined"
   if [[ -n $mpi ]]; then
     case $op in
       recv) what=MPI_Recv ;; test) what=MPI_Test ;; testall) what=MPI_Testall ;;
@@ -188,6 +189,10 @@ if [[ $sections == *" 1 "* ]]; then
     stopped_case "$n" recv ""
     stopped_case "$n" allreduce ""
   done
+  # The victim killed before it joins, the others in the start-up barrier: they watch it by the
+  # pid rmplrun wrote at the fork.
+  stopped_case 3 startup ""
+  stopped_case 8 startup ""
   # With a limit of 32 descriptors, 8 ranks' pidfds would take more than a quarter of it, so the
   # ranks watch through /proc/<pid>/stat instead (the way for kernels without pidfds).
   stopped_case 8 recv 32

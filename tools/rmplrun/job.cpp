@@ -318,6 +318,7 @@ void job::start_rank(int rank) {
     throw std::system_error(err, std::generic_category(), "fork");
   }
   if (pid == 0) exec_rank(rank, pipes);
+  view_.launched(rank, pid);  // its peers watch it by this until it joins (fabric/shm/liveness.cpp)
   // Joined here too, so that the rank is in the group before rmplrun signals it. It fails
   // harmlessly (EACCES) if the child has already exec'd, which it does only after joining itself.
   ::setpgid(pid, leader_);

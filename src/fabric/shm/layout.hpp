@@ -67,6 +67,10 @@ struct alignas(cache_line) rank_info {
   std::atomic<rank_state> state{rank_state::absent};
   std::atomic<std::int32_t> single_copy{-1};  // this rank's probe of a peer: 1 ok, 0 refused
   std::atomic<std::int32_t> exit_status{0};   // set by the launcher with state = dead (wait status)
+  /// The launcher's, right after the fork: the peers watch a rank that has not joined yet by it
+  /// (the same process once it execs), so that one that dies before joining is found even while
+  /// the launcher cannot say so (stopped). 0 under a launcher that does not write it.
+  std::atomic<std::int32_t> launched_pid{0};
   std::atomic<std::uint64_t> probe_address{0};  // address of probe_value in the owner's memory
   std::uint64_t probe_value = 0;
   doorbell bell;

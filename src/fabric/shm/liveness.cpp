@@ -171,8 +171,20 @@ void watcher::check() noexcept {
         p.done = true;  // nobody waits for a finalized rank; a dead one is marked already
         continue;
       }
-      if (s == rank_state::absent) continue;  // no pid yet: the launcher watches it until it joins
-      if (p.pid == 0) open(p, infos_[r].pid.load(std::memory_order_relaxed));
+      if (s == rank_state::absent) {
+        // Not joined yet: watched by the pid its launcher wrote at the fork, if any (else the
+        // launcher alone watches it until it joins).
+        if (p.pid == 0) {
+          const pid_t launched = infos_[r].launched_pid.load(std::memory_order_acquire);
+          if (launched == 0) continue;
+          open(p, launched);
+        }
+      } else if (const pid_t own = infos_[r].pid.load(std::memory_order_relaxed); p.pid != own) {
+        // Joined: its own pid from now on (the launched one may have been a wrapper's).
+        if (p.fd >= 0) ::close(p.fd);
+        p.fd = -1;
+        open(p, own);
+      }
       if (p.done) continue;
     }
     fds.push_back({p.fd, POLLIN, 0});  // fd -1: poll ignores it, /proc is read instead

@@ -193,6 +193,10 @@ pid_t job_view::pid(int rank) const noexcept {
   return infos_[rank].pid.load(std::memory_order_relaxed);
 }
 
+void job_view::launched(int rank, pid_t pid) noexcept {
+  infos_[rank].launched_pid.store(static_cast<std::int32_t>(pid), std::memory_order_release);
+}
+
 void job_view::mark_dead(int rank, int wait_status) noexcept {
   // The ranks' watchers mark the same way (a rank found gone while this launcher was stopped):
   // whichever comes second changes nothing that matters (same status, failed_rank set once).

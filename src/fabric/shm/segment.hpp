@@ -41,6 +41,8 @@ class job_view {
   rank_state state(int rank) const noexcept;
   /// The pid `rank` published when it joined (0 before); a rank writes it, so only a hint.
   pid_t pid(int rank) const noexcept;
+  /// Records the pid `rank` was started with (the launcher's fork), before it joins.
+  void launched(int rank, pid_t pid) noexcept;
   /// Marks `rank` dead (its wait status is `wait_status`) and wakes every rank, so that peers
   /// blocked on it report an error naming it instead of waiting. The first rank marked is the one
   /// the others report.
