@@ -117,8 +117,10 @@ std::size_t first_difference(const agreement& theirs, const agreement& mine) noe
 namespace {
 /// This process's communicators (their kernels live in their handles' shared objects).
 std::vector<const core::communicator*>& enrolled() {
-  static std::vector<const core::communicator*> all;
-  return all;
+  // Never destroyed: communicators that outlive main (a program that exits without finalizing,
+  // MPI_COMM_SELF's handle) unenroll during the static destructors.
+  static auto* all = new std::vector<const core::communicator*>;
+  return *all;
 }
 }  // namespace
 
@@ -176,8 +178,8 @@ namespace {
 /// stalled on one freed long ago has been answered by then, or waits in vain for a rank that has
 /// moved on through many communicators since).
 std::vector<stall_position>& freed() {
-  static std::vector<stall_position> all;
-  return all;
+  static auto* all = new std::vector<stall_position>;  // never destroyed, as enrolled()'s
+  return *all;
 }
 constexpr std::size_t freed_kept = 64;
 void drop_freed(std::uint64_t context) noexcept {
