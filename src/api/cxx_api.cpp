@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "coll/select.hpp"
 #include "coll/stall.hpp"
+#include "coll/task.hpp"
 #include "core/threads.hpp"
 #include "rmpl/rmpl.hpp"
 
@@ -63,7 +64,7 @@ void acquire() {
     try {
       the_engine = std::make_unique<core::engine>();
       live_engine = the_engine.get();
-      the_engine->set_stall_hook(&coll::answer_stalled);
+      the_engine->set_stall_hook(&coll::wait_stalled);
       core::communicator world;
       world.rank = the_engine->rank();
       world.size = the_engine->size();

@@ -33,6 +33,7 @@ class shared_area {
   /// The area of x's communicator (x.comm().area must be a slot).
   explicit shared_area(exchange x) noexcept
       : engine_(&x.engine()),
+        op_(&x.op()),
         comm_(&x.comm()),
         slot_(x.comm().area),
         ring_(ring_for(x.engine().fabric().p().coll_area_bytes)) {}
@@ -63,6 +64,7 @@ class shared_area {
     const std::size_t used =
         bytes == 0 || buffers == 0 ? 0 : buffer_ * static_cast<std::size_t>(buffers);
     rounds_ = comm_->area_rounds.claim(rounds, used, p == pace::ahead ? ring_ : 0, ring_);
+    op_->rounds_from(rounds_.first());
     return rounds_.first();
   }
 
@@ -180,6 +182,7 @@ class shared_area {
   }
 
   core::engine* engine_;
+  operation* op_;  ///< told where its rounds start (a stalled call compares members with it)
   core::communicator* comm_;
   int slot_;
   std::size_t ring_;

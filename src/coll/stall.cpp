@@ -3,6 +3,7 @@
 #include <atomic>
 #include <vector>
 
+#include "coll/task.hpp"
 #include "fabric/shm/layout.hpp"
 
 namespace rmpl::coll {
@@ -227,7 +228,7 @@ void answer_stalled(core::engine& e) noexcept {
       if (k->collective_context() == context && k->rank >= 0) c = k;
     }
     if (c != nullptr) {
-      put_answer(mine, stall_position::of(*c));
+      put_answer(mine, finished_position(e, *c));
       continue;
     }
     for (const stall_position& p : freed()) {

@@ -23,8 +23,10 @@
 // A member that makes progress, or computes, publishes nothing, and a member behind this rank
 // tells nothing: a slow peer is never taken for a disagreement. Only stalled ranks write or read
 // notes, so the calls that agree pay nothing for it. What stays uncaught is in docs/reliability.md
-// (a member that never waits again, nonblocking collectives, a rank in the shared rounds while
-// another member still waits with it).
+// (a member that never waits again, a nonblocking collective other than the rank's oldest in
+// flight). Nonblocking collectives take part through the engine's stall hook (coll/task.hpp,
+// wait_stalled): the oldest in flight publishes its launch position, and a rank's answers never
+// put it past a call it still has in flight.
 #pragma once
 
 #include <array>

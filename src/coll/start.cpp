@@ -266,6 +266,7 @@ core::request* launch(const target& t, collective c, const agreement& a, std::st
   }
   auto op = std::make_unique<operation>(t.engine, t.keep, what);
   prepare(*op, t, a, start);
+  op->launched(stall_position::of(t.comm), a);
   return t.engine.start_activity(std::move(op));
 }
 

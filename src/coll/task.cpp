@@ -13,6 +13,10 @@
 namespace rmpl::coll {
 
 namespace {
+/// How a member left a call (error messages of look_for_disagreement).
+constexpr std::string_view left_call =
+    "has left this call (it failed it, or went on to a later call of the communicator, its free "
+    "or finalize)";
 /// What a poisoned send of an empty block carries: one byte where none is expected.
 constexpr std::byte poison_byte{0};
 }  // namespace
@@ -76,11 +80,10 @@ void operation::run_to_end() {
     run_watched();
     return;
   }
-  stall_notice notice(engine_);
   try {
-    // wait_until asks advance() before its first progress pass: a collective whose steps all
+    // wait_until asks step() before its first progress pass: a collective whose steps all
     // complete at once never polls.
-    engine_.wait_until([this] { return advance(); }, [&] { stalled(notice); });
+    engine_.wait_until([this] { return step(); }, [this] { stalled(); });
   } catch (...) {
     // The operation is about to leave the stack with its coroutine frame, whose buffers pending
     // transfers may still write. A halted engine never touches them again; otherwise (an error
@@ -98,20 +101,19 @@ void operation::run_watched() {
   const core::communicator& comm = *comm_;
   const entry_watch& w = *watch_;
   int straddler = -1;
-  stall_notice notice(engine_);
   try {
     engine_.wait_until(
         [&] {
-          if (advance()) return true;
+          if (step()) return true;
           if (settled()) straddler = took_short(engine_, comm, w);
           return straddler >= 0;
         },
         [&] {
           // A tree of messages waits for a member that took the protocol: withdraw its receives.
           if (const int r = took_short(engine_, comm, w); r >= 0) {
-            fail_stalled(notice, errc::invalid_argument, took_short_message(r));
+            fail_stalled(errc::invalid_argument, took_short_message(r));
           }
-          stalled(notice);
+          stalled();
         });
   } catch (...) {
     finish_entry(engine_, comm, w.call);
@@ -135,15 +137,75 @@ std::string operation::took_short_message(int straddler) const {
       describe(), comm_->rank, straddler, payload_lines_max * short_max);
 }
 
-void operation::stalled(stall_notice& notice) {
+void operation::stalled() {
   answer_stalled(engine_);
   if (comm_ == nullptr || signature_ == nullptr) return;
+  const stall_position at = stall_position::of(*comm_);
+  // A nonblocking collective of the communicator still in flight here may still send: this
+  // rank's note must not say it is past that call (its answers say so neither).
+  if (finished_position(engine_, *comm_).tags != at.tags) return;
+  look_for_disagreement(at, *signature_);
+}
+
+void operation::stalled_in_flight() noexcept {
+  if (!launch_ || stalled_failure_ || ended_ || comm_ == nullptr) return;
+  try {
+    look_for_disagreement(launch_->at, launch_->signature);
+  } catch (...) {
+    stalled_failure_ = std::current_exception();
+  }
+}
+
+bool operation::advance() {
+  if (stalled_failure_) [[unlikely]] {
+    // Failed by a stall: its receives are withdrawn and no send is in flight (fail_stalled).
+    discard();
+    ended_ = true;
+    return true;
+  }
+  return step();
+}
+
+stall_position finished_position(const core::engine& e, const core::communicator& c) noexcept {
+  stall_position at = stall_position::of(c);
+  e.for_each_activity([&](const core::activity& a) {
+    const auto* op = dynamic_cast<const operation*>(&a);
+    const stall_position* launched = op != nullptr ? op->launch_position() : nullptr;
+    // Oldest first: the first one of the communicator is its oldest in flight.
+    if (launched != nullptr && launched->context == at.context && launched->tags < at.tags) {
+      at = *launched;
+    }
+  });
+  return at;
+}
+
+void wait_stalled(core::engine& e) noexcept {
+  answer_stalled(e);
+  operation* oldest = nullptr;
+  e.for_each_activity([&](core::activity& a) {
+    if (oldest == nullptr) oldest = dynamic_cast<operation*>(&a);
+  });
+  if (oldest != nullptr) oldest->stalled_in_flight();
+}
+
+void operation::look_for_disagreement(const stall_position& at, const agreement& signature) {
   const core::communicator& c = *comm_;
   // An intercommunicator's ranks name the remote group, and the self pair's collective context
   // is shared by create_group's agreements (coll/stall.hpp, `ambiguous`): no note for either.
   if (c.to_world(c.rank) != engine_.rank() || ambiguous(c.collective_context())) return;
-  const stall_position at = stall_position::of(c);
-  if (!notice.publish(at, *signature_)) return;
+  if (!notice_.publish(at, signature)) return;
+  if (what_.algorithm == "shared") {
+    // The shared rounds send no message: one that carries this call's tag comes from a member
+    // whose count took an algorithm of messages, and that member waits for nothing of this
+    // rank's rounds (found where the member finished first: this rank waits for its rounds).
+    const int tag = static_cast<int>((at.tags - 1) & static_cast<std::uint64_t>(tag_ub));
+    if (status seen; engine_.iprobe(c.collective_context(), any_source, tag, &seen)) {
+      fail_stalled(errc::invalid_argument,
+                   fmt::format("{} on rank {}: the ranks' counts disagree: rank {} sent a message "
+                               "of {} bytes in this call, whose algorithm here sends none",
+                               describe(), c.rank, c.from_world(seen.source), seen.bytes));
+    }
+  }
   std::vector<int> past;
   for (int r = 0; r < c.size; ++r) {
     if (r == c.rank) continue;
@@ -152,16 +214,18 @@ void operation::stalled(stall_notice& notice) {
     for (const stall_record* record : {&note->current, &note->failed}) {
       switch (relate(*record, at)) {
         case stall_relation::same_call:
-          if (const std::size_t f = first_difference(record->signature, *signature_);
+          if (const std::size_t f = first_difference(record->signature, signature);
               f < compared_fields) {
-            fail_stalled(notice, f == 1 ? errc::invalid_rank : errc::invalid_argument,
+            fail_stalled(f == 1 ? errc::invalid_rank : errc::invalid_argument,
                          fmt::format("{} on rank {}: the ranks disagree on {}: rank {} {} the "
                                      "same call with {} where this rank passed {}",
                                      describe(), c.rank, field_name(f), r,
                                      record == &note->current ? "waits in" : "failed",
                                      value_text(f, record->signature.field(f)),
-                                     value_text(f, signature_->field(f))));
+                                     value_text(f, signature.field(f))));
           }
+          // A member that failed this call has withdrawn its part of it, as one past it.
+          if (record == &note->failed) past.push_back(r);
           break;
         case stall_relation::past:
           past.push_back(r);
@@ -176,11 +240,12 @@ void operation::stalled(stall_notice& notice) {
     }
   }
   if (past.empty()) {
-    everyone_left_ = false;
+    everyone_left_ = sent_to_past_ = false;
     return;
   }
   // Whatever those members sent is in the rings (they publish only then): one pass takes it.
   engine_.progress();
+  if (ended_) return;  // a nonblocking collective that this pass moved to its end
   std::sort(past.begin(), past.end());
   past.erase(std::unique(past.begin(), past.end()), past.end());
   if (static_cast<int>(past.size()) == c.size - 1) {
@@ -188,34 +253,57 @@ void operation::stalled(stall_notice& notice) {
     // that still cannot go on at the next stall (the wait has asked it again meanwhile) waits
     // for what none of them will provide (the shared rounds, where no receive names a rank).
     if (everyone_left_) {
-      fail_stalled(notice, errc::invalid_argument,
+      fail_stalled(errc::invalid_argument,
                    fmt::format("{} on rank {}: the ranks' calls or counts disagree: every other "
-                               "member has left this call (for a later one of the communicator, "
-                               "its free or finalize) without providing what this rank waits for",
+                               "member has left this call (it failed it, or went on to a later "
+                               "call of the communicator, its free or finalize) without providing "
+                               "what this rank waits for",
                                describe(), c.rank));
     }
     everyone_left_ = true;
   }
+  if (rounds_first_ != 0 && c.area >= 0) {
+    // A member that took part in this call's shared rounds released them all before it left.
+    for (const int r : past) {
+      const fabric::shm::area_flags& theirs = engine_.fabric().area(c.to_world(r), c.area);
+      if (theirs.released.load(std::memory_order_acquire) < rounds_first_) {
+        fail_stalled(errc::invalid_argument,
+                     fmt::format("{} on rank {}: the ranks' calls or counts disagree: rank {} {} "
+                                 "without taking part in its shared rounds",
+                                 describe(), c.rank, r, left_call));
+      }
+    }
+  }
   const std::uint32_t context = c.collective_context();
+  int sends_to_past = -1;  // a member past this call to which a send of this rank is in flight
   for (const int r : past) {
     const int world = c.to_world(r);
     bool waits_for_it = false;
     pending_.for_each([&](const core::request* q) {
-      waits_for_it = waits_for_it || (q->kind == core::op::recv && q->st == core::state::posted &&
-                                      q->peer == world && q->context == context);
+      if (q->peer != world || q->context != context || q->done()) return;
+      waits_for_it = waits_for_it || (q->kind == core::op::recv && q->st == core::state::posted);
+      if (q->kind == core::op::send) sends_to_past = r;
     });
     if (waits_for_it) {
-      fail_stalled(notice, errc::invalid_argument,
-                   fmt::format("{} on rank {}: the ranks' calls or counts disagree: rank {} has "
-                               "left this call (for a later one of the communicator, its free or "
-                               "finalize) without sending what this rank waits for",
-                               describe(), c.rank, r));
+      fail_stalled(errc::invalid_argument,
+                   fmt::format("{} on rank {}: the ranks' calls or counts disagree: rank {} {} "
+                               "without sending what this rank waits for",
+                               describe(), c.rank, r, left_call));
     }
   }
+  // A send to a member past this call is never taken; only a last acknowledgement can still be
+  // on its way, which the next stall, a stall_period later, has seen.
+  if (sends_to_past >= 0 && sent_to_past_) {
+    fail_stalled(errc::invalid_argument,
+                 fmt::format("{} on rank {}: the ranks' calls or counts disagree: rank {} {} "
+                             "without receiving what this rank sends it",
+                             describe(), c.rank, sends_to_past, left_call));
+  }
+  sent_to_past_ = sends_to_past >= 0;
 }
 
-void operation::fail_stalled(stall_notice& notice, errc code, const std::string& message) {
-  notice.keep_as_failed();
+void operation::fail_stalled(errc code, const std::string& message) {
+  notice_.keep_as_failed();
   pending_.for_each([this](core::request* q) { engine_.cancel(q); });
   if (!settled()) {
     base::fatal(
@@ -283,7 +371,7 @@ void operation::discard() noexcept {
   }
 }
 
-bool operation::advance() {
+bool operation::step() {
   // Resume as long as what the running coroutine waits for is complete: a step whose requests
   // complete at once (messages already here, sends that fit the ring) needs no further pass.
   // A coroutine that failed with sends or receives in flight ends only once they have completed:
@@ -303,6 +391,7 @@ bool operation::advance() {
     --depth_;  // the one below resumes next and sees how its child ended
   }
   discard();
+  ended_ = true;
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 
 #include "coll/agreement.hpp"
 #include "coll/recycled.hpp"
+#include "coll/stall.hpp"
 #include "core/activity.hpp"
 #include "core/communicator.hpp"
 #include "core/engine.hpp"
@@ -72,7 +74,6 @@ class task {
 
 class operation;
 struct entry_watch;
-class stall_notice;
 
 /// What an algorithm sees of its collective: its rank and the communicator's size, and sends and
 /// receives to ranks of the communicator, tagged with this collective's number. Cheap to copy (the
@@ -87,6 +88,8 @@ class exchange {
   core::engine& engine() const noexcept { return *engine_; }
   /// The communicator (its shared-area round counters advance as shared_area rounds run).
   core::communicator& comm() const noexcept { return *comm_; }
+  /// The operation this exchange runs in.
+  operation& op() const noexcept { return *op_; }
 
   /// Posts a send of `data` to rank `peer` of the communicator; completes at the next all().
   void send(std::span<const std::byte> data, int peer);
@@ -212,7 +215,7 @@ class operation final : public core::activity {
   };
   /// `keep` holds whatever must outlive the operation (the communicator's handle).
   operation(core::engine& e, std::shared_ptr<const void> keep, label what)
-      : engine_(e), keep_(std::move(keep)), what_(what) {}
+      : engine_(e), keep_(std::move(keep)), what_(what), notice_(e) {}
   ~operation() override;
   static void* operator new(std::size_t bytes) { return recycled::allocate(bytes); }
   static void operator delete(void* op, std::size_t bytes) noexcept {
@@ -238,9 +241,27 @@ class operation final : public core::activity {
   /// What every rank passes alike (coll/agreement.hpp): with it, run_to_end looks, when the call
   /// stalls, for members that disagree with this rank (coll/stall.hpp). Must outlive run_to_end.
   void sign(const agreement& a) noexcept { signature_ = &a; }
+  /// Makes the operation a nonblocking collective's (an activity of the engine) launched at
+  /// position `at` of its communicator with signature `a` (kept: the caller's goes): when a wait
+  /// of this rank stalls while it is the oldest collective in flight, it looks for members that
+  /// disagree with it (stalled_in_flight).
+  void launched(const stall_position& at, const agreement& a) { launch_ = launch_record{at, a}; }
+  /// The position this activity was launched at, if it is one (launched()).
+  const stall_position* launch_position() const noexcept {
+    return launch_ ? &launch_->at : nullptr;
+  }
+  /// A wait of this rank stalled while this activity is the oldest in flight: publishes where it
+  /// waits and compares it with the members' notes (coll/stall.hpp). A disagreement ends the
+  /// activity with that error (its request completes, its wait throws it).
+  void stalled_in_flight() noexcept;
 
+  /// As an activity: step(), once no stall ended it.
   bool advance() override;
+  /// Resumes the algorithm as far as what it waits for has completed; true once it has ended.
+  bool step();
   void rethrow_failure() override {
+    if (stalled_failure_) [[unlikely]]
+      std::rethrow_exception(stalled_failure_);
     if (task_.handle() && task_.handle().promise().failure) {
       std::rethrow_exception(task_.handle().promise().failure);
     }
@@ -276,6 +297,9 @@ class operation final : public core::activity {
     bool (*ask)(void* state) = nullptr;
     void* state = nullptr;
   };
+  /// The collective's rounds in the shared area start at `first` (shared_area::claim): a stalled
+  /// call compares the members' released rounds with it (look_for_disagreement).
+  void rounds_from(std::uint64_t first) noexcept { rounds_first_ = first; }
   /// Holds the running coroutine until `condition` is met.
   void wait_for(condition_ref condition) noexcept { condition_ = condition; }
   /// Runs `child` before resuming whatever runs now (exchange::run).
@@ -302,18 +326,43 @@ class operation final : public core::activity {
   const entry_watch* watch_ = nullptr;
   const agreement* signature_ = nullptr;
   bool everyone_left_ = false;  ///< the last stall found every other member past this call
+  bool ended_ = false;          ///< step() has returned true
+  bool sent_to_past_ = false;   ///< the last stall found a send to a member past this call
+  std::uint64_t rounds_first_ = 0;  ///< the first shared-area round of the call (0: none)
+  /// A nonblocking collective's launch (launched()): where, and what it passes.
+  struct launch_record {
+    stall_position at;
+    agreement signature;
+  };
+  std::optional<launch_record> launch_;
+  std::exception_ptr stalled_failure_;  ///< the disagreement a stall found (activities)
+  stall_notice notice_;                 ///< this rank's note while this call is stalled
   [[noreturn]] void throw_mismatch() const;
   void run_watched();
-  /// Called by run_to_end's wait when the call has stalled: publishes where this rank waits and
-  /// fails the call when a member's note shows a disagreement (coll/stall.hpp).
-  void stalled(stall_notice& notice);
+  /// Called by run_to_end's wait when the call has stalled: answers the stalled members, then
+  /// looks for a disagreement at the call's position (look_for_disagreement).
+  void stalled();
+  /// Publishes that this rank waits at `at` in a call that passes `signature` and fails the call
+  /// when a member's note shows a disagreement (coll/stall.hpp).
+  void look_for_disagreement(const stall_position& at, const agreement& signature);
   /// Fails the stalled call with `message`: withdraws its posted receives and throws, keeping the
   /// call in this rank's note for the members that look later. A call with sends still in flight
   /// cannot return (their buffers may be the caller's): the process ends with the message.
   /// The error of a watched call whose member `straddler` took the short protocol.
   std::string took_short_message(int straddler) const;
-  [[noreturn]] void fail_stalled(stall_notice& notice, errc code, const std::string& message);
+  [[noreturn]] void fail_stalled(errc code, const std::string& message);
 };
+
+/// What this rank answers a member stalled on communicator `c` (coll/stall.hpp): its position
+/// there, or, while nonblocking collectives of it are in flight here, the oldest one's launch
+/// position (a call this rank has started may still send until it ends; every call before the
+/// oldest in flight has ended).
+stall_position finished_position(const core::engine& e, const core::communicator& c) noexcept;
+
+/// The engine's stall hook (a wait with no stall handling of its own made no progress for the
+/// engine's stall_period): answers the stalled members (answer_stalled), then lets the oldest
+/// nonblocking collective in flight look for a disagreement (operation::stalled_in_flight).
+void wait_stalled(core::engine& e) noexcept;
 
 template <class Condition>
 void exchange::condition_met<Condition>::await_suspend(std::coroutine_handle<>) noexcept {

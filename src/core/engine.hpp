@@ -87,6 +87,11 @@ class engine {
   /// Starts a collective (or any other activity): advances it once at once, then after every
   /// progress pass until it ends. Its request completes when it ends.
   request* start_activity(std::unique_ptr<activity> work);
+  /// Calls f(activity&) for each activity in flight, oldest first.
+  template <class F>
+  void for_each_activity(F&& f) const {
+    for (request* r : activities_) f(*r->work);
+  }
   bool iprobe(std::uint32_t context, int source, int tag, status* out);
   status probe(std::uint32_t context, int source, int tag);
 

@@ -53,6 +53,50 @@ static int mismatched_call(enum coll c, int mine, MPI_Comm comm) {
   return err;
 }
 
+/* The nonblocking form of mismatched_call(): the MPI_I* call, then MPI_Wait; returns the first
+ * error code (the start's, else the wait's). */
+static inline int mismatched_icall(enum coll c, int mine, MPI_Comm comm) {
+  int rank, size;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  CHECK_MPI(MPI_Comm_size(comm, &size));
+  const size_t room = (size_t)mine * (size_t)size;
+  int* in = calloc(room, sizeof(int));
+  int* out = calloc(room, sizeof(int));
+  CHECK(in != NULL && out != NULL, "out of memory");
+  for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int err = MPI_SUCCESS;
+  switch (c) {
+    case BCAST:
+      err = MPI_Ibcast(in, mine, MPI_INT, 0, comm, &req);
+      break;
+    case REDUCE:
+      err = MPI_Ireduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm, &req);
+      break;
+    case ALLREDUCE:
+      err = MPI_Iallreduce(in, out, mine, MPI_INT, MPI_SUM, comm, &req);
+      break;
+    case ALLGATHER:
+      err = MPI_Iallgather(in, mine, MPI_INT, out, mine, MPI_INT, comm, &req);
+      break;
+    case ALLTOALL:
+      err = MPI_Ialltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm, &req);
+      break;
+    case GATHER:
+      err = MPI_Igather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm, &req);
+      break;
+    case SCATTER:
+      err = MPI_Iscatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm, &req);
+      break;
+    default:
+      break;
+  }
+  if (err == MPI_SUCCESS) err = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  free(in);
+  free(out);
+  return err;
+}
+
 /* Whether this rank (`mine` ints) must fail collective c when the root passes `root_count`: a
  * broadcast's ranks whose count is not the root's, a reduce's and a gather's root, a scatter's
  * other ranks whose count is not the root's, everyone in the others. */

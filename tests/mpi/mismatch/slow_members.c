@@ -19,9 +19,25 @@ static void late(int who) {
   nanosleep(&t, NULL);
 }
 
-enum coll { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLTOALL, IBCAST, COLLS };
-static const char* const names[COLLS] = {"barrier", "bcast",   "reduce",   "allreduce",
-                                         "gather",  "scatter", "alltoall", "ibcast"};
+/* IBCAST_BARRIER: a broadcast still in flight while the ranks pass a barrier of the same
+ * communicator (the barrier's stall must not say this rank is past the broadcast); IREDUCE_TWO:
+ * two reduces in flight at once, waited for together (the older one publishes, coll/task.cpp). */
+enum coll {
+  BARRIER,
+  BCAST,
+  REDUCE,
+  ALLREDUCE,
+  GATHER,
+  SCATTER,
+  ALLTOALL,
+  IBCAST,
+  IBCAST_BARRIER,
+  IREDUCE_TWO,
+  COLLS
+};
+static const char* const names[COLLS] = {
+    "barrier", "bcast",    "reduce", "allreduce",      "gather",
+    "scatter", "alltoall", "ibcast", "ibcast_barrier", "ireduce_two"};
 
 /* Runs collective c of n ints per block on comm and checks what this rank got. */
 static void run(enum coll c, int n, MPI_Comm comm) {
@@ -41,12 +57,14 @@ static void run(enum coll c, int n, MPI_Comm comm) {
       break;
     case BCAST:
     case IBCAST:
+    case IBCAST_BARRIER:
       if (me != 0)
         for (int i = 0; i < n; ++i) in[i] = -1;
       if (c == BCAST) {
         CHECK_MPI(MPI_Bcast(in, n, MPI_INT, 0, comm));
       } else {
         CHECK_MPI(MPI_Ibcast(in, n, MPI_INT, 0, comm, &r));
+        if (c == IBCAST_BARRIER) CHECK_MPI(MPI_Barrier(comm));
         CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
       }
       for (int i = 0; i < n; ++i)
@@ -54,12 +72,23 @@ static void run(enum coll c, int n, MPI_Comm comm) {
       break;
     case REDUCE:
     case ALLREDUCE:
+    case IREDUCE_TWO:
       if (c == REDUCE) {
         CHECK_MPI(MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, 0, comm));
+      } else if (c == IREDUCE_TWO) {
+        /* The same sum twice, to rank 0 and to the last rank. */
+        int* again = malloc((size_t)n * sizeof(int));
+        CHECK(again != NULL, "out of memory");
+        MPI_Request two[2];
+        CHECK_MPI(MPI_Ireduce(in, out, n, MPI_INT, MPI_SUM, 0, comm, &two[0]));
+        CHECK_MPI(MPI_Ireduce(in, again, n, MPI_INT, MPI_SUM, p - 1, comm, &two[1]));
+        CHECK_MPI(MPI_Waitall(2, two, MPI_STATUSES_IGNORE));
+        if (me == p - 1 && me != 0) memcpy(out, again, (size_t)n * sizeof(int));
+        free(again);
       } else {
         CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm));
       }
-      if (c == ALLREDUCE || me == 0) {
+      if (c == ALLREDUCE || me == 0 || (c == IREDUCE_TWO && me == p - 1)) {
         for (int i = 0; i < n; ++i) {
           const int want = 7 * p * (p - 1) / 2 + p * i;
           CHECK(out[i] == want, "%s of %d: element %d is %d, not %d", names[c], n, i, out[i], want);

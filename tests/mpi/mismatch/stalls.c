@@ -13,6 +13,12 @@
  * notes that they left the communicator), or call a barrier of the same communicator first (they
  * are in a later call of it). Sends still in flight when a disagreement is found end the job
  * instead (tests/mpi/fatal/stalled_sends.c); these cases keep every message eager.
+ *
+ * With the argument "nonblocking" the calls are MPI_I* and MPI_Wait: the wait stalls, and the
+ * oldest collective in flight publishes its launch position (coll/task.cpp, stalled_in_flight).
+ * Those cases add a broadcast whose root sends messages (8 bytes: a binomial tree) while the
+ * others wait for its shared rounds (1200 bytes), and calls whose sends to a member that failed
+ * the call are never taken.
  * For debugging: RMPL_STALL_VERBOSE=1 names each case as it starts. */
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +62,18 @@ static const struct stall_case cases[] = {
     {ALLTOALL, 1, 300, 2, 1},
 };
 
+/* The nonblocking forms: those that waited until the harness's timeout before
+ * operation::stalled_in_flight (found by trying every collective with these counts at 2-8 ranks,
+ * with and without an area), and a few that the message sizes catch. */
+static const struct stall_case nonblocking_cases[] = {
+    {BCAST, 0, 2, 300, 0},       {BCAST, 0, 2, 300, 1},        {BCAST, 1, 300, 2, 1},
+    {REDUCE, 0, 5000, 3000, 0},  {REDUCE, 0, 3000, 5000, 0},   {REDUCE, 0, 2, 300, 1},
+    {REDUCE, 1, 300, 2, 1},      {ALLREDUCE, 0, 5000, 3000, 1}, {ALLREDUCE, 0, 2, 300, 1},
+    {ALLREDUCE, 1, 300, 2, 1},   {ALLGATHER, 0, 2, 300, 1},    {ALLTOALL, 0, 2, 300, 1},
+    {ALLTOALL, 1, 300, 2, 1},    {GATHER, 0, 1000, 300, 0},    {GATHER, 0, 1000, 300, 1},
+    {SCATTER, 0, 300, 1000, 0},  {SCATTER, 0, 300, 1000, 1},
+};
+
 /* The communicators that take every collective area slot (core/area_pool.hpp: 8 per process,
  * one of them the world's). */
 #define HELD 8
@@ -65,10 +83,14 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
   const int verbose = getenv("RMPL_STALL_VERBOSE") != NULL;
+  const int nonblocking = argc > 1 && strcmp(argv[1], "nonblocking") == 0;
+  const struct stall_case* list = nonblocking ? nonblocking_cases : cases;
+  const size_t count = nonblocking ? sizeof nonblocking_cases / sizeof nonblocking_cases[0]
+                                   : sizeof cases / sizeof cases[0];
   if (size > 1) { /* one rank has nobody to disagree with */
     for (int then_barrier = 0; then_barrier < 2; ++then_barrier) {
-      for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        const struct stall_case* s = &cases[k];
+      for (size_t k = 0; k < count; ++k) {
+        const struct stall_case* s = &list[k];
         const int odd = s->odd_last ? size - 1 : 0;
         const int mine = rank == odd ? s->odd : s->others;
         const int root_count = odd == 0 ? s->odd : s->others;
@@ -79,17 +101,19 @@ int main(int argc, char** argv) {
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
         CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
         if (verbose && rank == 0) {
-          printf("%s%s: rank %d passes %d ints, the others %d; then %s\n", names[s->c],
-                 s->no_area ? " (no area)" : "", odd, s->odd, s->others,
+          printf("%s%s%s: rank %d passes %d ints, the others %d; then %s\n",
+                 nonblocking ? "i" : "", names[s->c], s->no_area ? " (no area)" : "", odd, s->odd, s->others,
                  then_barrier ? "a barrier of the communicator" : "its free");
           fflush(stdout);
         }
         char what[160];
         snprintf(what, sizeof what,
-                 "%s%s, rank %d passing %d ints and the others %d (this rank %d)", names[s->c],
-                 s->no_area ? " (no area)" : "", odd, s->odd, s->others, mine);
-        check_outcome(mismatched_call(s->c, mine, comm), must_fail(s->c, rank, mine, root_count),
-                      what);
+                 "%s%s%s, rank %d passing %d ints and the others %d (this rank %d)",
+                 nonblocking ? "i" : "", names[s->c], s->no_area ? " (no area)" : "", odd, s->odd,
+                 s->others, mine);
+        const int err = nonblocking ? mismatched_icall(s->c, mine, comm)
+                                    : mismatched_call(s->c, mine, comm);
+        check_outcome(err, must_fail(s->c, rank, mine, root_count), what);
         /* Its outcome is not checked: after a disagreement the communicator's state is the
          * erroneous program's (it only has to return). */
         if (then_barrier) (void)MPI_Barrier(comm);
