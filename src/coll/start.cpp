@@ -385,7 +385,8 @@ std::string_view chosen(const target& t, collective c) {
 /// 0.87-0.98 at 8 ("shared" barrier, binomial broadcast and reduce); 8 B allgather and alltoall
 /// blocks (2026-11-23, loaded, 19 pairs): 0.74 and 0.40-0.52 at 2 ranks (recursive doubling,
 /// linear), 0.80-0.93 at 4 and 8 ("shared").
-bool short_by_default(const target& t, collective c, bool fits) {
+/// Always inlined: called, it cost an 8 B barrier 15 instructions (2026-11-29).
+[[gnu::always_inline]] inline bool short_by_default(const target& t, collective c, bool fits) {
   return t.to_end && fits && area_usable(t) && !algorithm_forced(c);
 }
 /// Whether a call forced to "short" (RMPL_COLL_<NAME>=short) takes it: a blocking one whose

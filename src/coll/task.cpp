@@ -148,16 +148,16 @@ void operation::stalled() {
 }
 
 void operation::stalled_in_flight() noexcept {
-  if (!launch_ || stalled_failure_ || ended_ || comm_ == nullptr) return;
+  if (!launch_ || launch_->failure || ended_ || comm_ == nullptr) return;
   try {
     look_for_disagreement(launch_->at, launch_->signature);
   } catch (...) {
-    stalled_failure_ = std::current_exception();
+    launch_->failure = std::current_exception();
   }
 }
 
 bool operation::advance() {
-  if (stalled_failure_) [[unlikely]] {
+  if (launch_ && launch_->failure) [[unlikely]] {
     // Failed by a stall: its receives are withdrawn and no send is in flight (fail_stalled).
     discard();
     ended_ = true;
