@@ -30,20 +30,34 @@ static void allgather(void) {
 static void alltoall(void) {
   MPI_Alltoall(in, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE, MPI_COMM_WORLD);
 }
+/* The nonblocking forms, each waited for at once: what an activity of the engine costs. */
+static void iallreduce(void) {
+  MPI_Request r;
+  MPI_Iallreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+static void ibroadcast(void) {
+  MPI_Request r;
+  MPI_Ibcast(out, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
 
 int main(int argc, char** argv) {
   static const struct {
     const char* name;
     void (*call)(void);
-  } calls[] = {{"barrier", barrier},     {"broadcast", broadcast}, {"reduce", reduce},
-               {"allreduce", allreduce}, {"allgather", allgather}, {"alltoall", alltoall}};
+  } calls[] = {{"barrier", barrier},       {"broadcast", broadcast},  {"reduce", reduce},
+               {"allreduce", allreduce},   {"allgather", allgather},  {"alltoall", alltoall},
+               {"iallreduce", iallreduce}, {"ibroadcast", ibroadcast}};
   void (*call)(void) = NULL;
   for (size_t i = 0; argc == 3 && i < sizeof calls / sizeof calls[0]; ++i) {
     if (strcmp(argv[1], calls[i].name) == 0) call = calls[i].call;
   }
   const long n = argc == 3 ? atol(argv[2]) : 0;
   if (call == NULL || n <= 0) {
-    fprintf(stderr, "usage: coll_calls barrier|broadcast|reduce|allreduce|allgather|alltoall N\n");
+    fprintf(stderr,
+            "usage: coll_calls barrier|broadcast|reduce|allreduce|allgather|alltoall|"
+            "iallreduce|ibroadcast N\n");
     return 2;
   }
   MPI_Init(&argc, &argv);

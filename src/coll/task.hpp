@@ -247,7 +247,9 @@ class operation final : public core::activity {
   /// position `at` of its communicator with signature `a` (kept: the caller's goes): when a wait
   /// of this rank stalls while it is the oldest collective in flight, it looks for members that
   /// disagree with it (stalled_in_flight).
-  void launched(const stall_position& at, const agreement& a) { launch_.emplace(launch_record{at, a, nullptr}); }
+  void launched(const stall_position& at, const agreement& a) {
+    launch_.emplace(launch_record{at, a, nullptr});
+  }
   /// The position this activity was launched at, if it is one (launched()).
   const stall_position* launch_position() const noexcept {
     return launch_ ? &launch_->at : nullptr;
@@ -327,9 +329,9 @@ class operation final : public core::activity {
   const core::communicator* comm_ = nullptr;
   const entry_watch* watch_ = nullptr;
   const agreement* signature_ = nullptr;
-  bool everyone_left_ = false;  ///< the last stall found every other member past this call
-  bool ended_ = false;          ///< step() has returned true
-  bool sent_to_past_ = false;   ///< the last stall found a send to a member past this call
+  bool everyone_left_ = false;      ///< the last stall found every other member past this call
+  bool ended_ = false;              ///< step() has returned true
+  bool sent_to_past_ = false;       ///< the last stall found a send to a member past this call
   std::uint64_t rounds_first_ = 0;  ///< the first shared-area round of the call (0: none)
   /// A nonblocking collective's launch (launched()): where, what it passes, and the
   /// disagreement a stall found (kept here: a blocking collective's operation then destroys no
@@ -340,7 +342,7 @@ class operation final : public core::activity {
     std::exception_ptr failure;
   };
   std::optional<launch_record> launch_;
-  stall_notice notice_;                 ///< this rank's note while this call is stalled
+  stall_notice notice_;  ///< this rank's note while this call is stalled
   [[noreturn]] void throw_mismatch() const;
   void run_watched();
   /// Called by run_to_end's wait when the call has stalled: answers the stalled members, then

@@ -35,9 +35,9 @@ enum coll {
   IREDUCE_TWO,
   COLLS
 };
-static const char* const names[COLLS] = {
-    "barrier", "bcast",    "reduce", "allreduce",      "gather",
-    "scatter", "alltoall", "ibcast", "ibcast_barrier", "ireduce_two"};
+static const char* const names[COLLS] = {"barrier",        "bcast",      "reduce",   "allreduce",
+                                         "gather",         "scatter",    "alltoall", "ibcast",
+                                         "ibcast_barrier", "ireduce_two"};
 
 /* Runs collective c of n ints per block on comm and checks what this rank got. */
 static void run(enum coll c, int n, MPI_Comm comm) {

@@ -66,12 +66,12 @@ static const struct stall_case cases[] = {
  * operation::stalled_in_flight (found by trying every collective with these counts at 2-8 ranks,
  * with and without an area), and a few that the message sizes catch. */
 static const struct stall_case nonblocking_cases[] = {
-    {BCAST, 0, 2, 300, 0},       {BCAST, 0, 2, 300, 1},        {BCAST, 1, 300, 2, 1},
-    {REDUCE, 0, 5000, 3000, 0},  {REDUCE, 0, 3000, 5000, 0},   {REDUCE, 0, 2, 300, 1},
-    {REDUCE, 1, 300, 2, 1},      {ALLREDUCE, 0, 5000, 3000, 1}, {ALLREDUCE, 0, 2, 300, 1},
-    {ALLREDUCE, 1, 300, 2, 1},   {ALLGATHER, 0, 2, 300, 1},    {ALLTOALL, 0, 2, 300, 1},
-    {ALLTOALL, 1, 300, 2, 1},    {GATHER, 0, 1000, 300, 0},    {GATHER, 0, 1000, 300, 1},
-    {SCATTER, 0, 300, 1000, 0},  {SCATTER, 0, 300, 1000, 1},
+    {BCAST, 0, 2, 300, 0},      {BCAST, 0, 2, 300, 1},         {BCAST, 1, 300, 2, 1},
+    {REDUCE, 0, 5000, 3000, 0}, {REDUCE, 0, 3000, 5000, 0},    {REDUCE, 0, 2, 300, 1},
+    {REDUCE, 1, 300, 2, 1},     {ALLREDUCE, 0, 5000, 3000, 1}, {ALLREDUCE, 0, 2, 300, 1},
+    {ALLREDUCE, 1, 300, 2, 1},  {ALLGATHER, 0, 2, 300, 1},     {ALLTOALL, 0, 2, 300, 1},
+    {ALLTOALL, 1, 300, 2, 1},   {GATHER, 0, 1000, 300, 0},     {GATHER, 0, 1000, 300, 1},
+    {SCATTER, 0, 300, 1000, 0}, {SCATTER, 0, 300, 1000, 1},
 };
 
 /* The communicators that take every collective area slot (core/area_pool.hpp: 8 per process,
@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
         CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
         if (verbose && rank == 0) {
-          printf("%s%s%s: rank %d passes %d ints, the others %d; then %s\n",
-                 nonblocking ? "i" : "", names[s->c], s->no_area ? " (no area)" : "", odd, s->odd, s->others,
+          printf("%s%s%s: rank %d passes %d ints, the others %d; then %s\n", nonblocking ? "i" : "",
+                 names[s->c], s->no_area ? " (no area)" : "", odd, s->odd, s->others,
                  then_barrier ? "a barrier of the communicator" : "its free");
           fflush(stdout);
         }
@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
                  "%s%s%s, rank %d passing %d ints and the others %d (this rank %d)",
                  nonblocking ? "i" : "", names[s->c], s->no_area ? " (no area)" : "", odd, s->odd,
                  s->others, mine);
-        const int err = nonblocking ? mismatched_icall(s->c, mine, comm)
-                                    : mismatched_call(s->c, mine, comm);
+        const int err =
+            nonblocking ? mismatched_icall(s->c, mine, comm) : mismatched_call(s->c, mine, comm);
         check_outcome(err, must_fail(s->c, rank, mine, root_count), what);
         /* Its outcome is not checked: after a disagreement the communicator's state is the
          * erroneous program's (it only has to return). */
