@@ -78,7 +78,7 @@ typedef struct MPI_Status {
   int MPI_SOURCE;
   int MPI_TAG;
   int MPI_ERROR;
-  int rmpl_cancelled;  /* private: MPI_Test_cancelled */
+  int rmpl_cancelled;   /* private: MPI_Test_cancelled */
   MPI_Count rmpl_bytes; /* private: bytes received (MPI_Get_count, MPI_Get_elements) */
 } MPI_Status;
 
@@ -105,8 +105,12 @@ typedef struct MPI_Status {
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
 
-enum { MPI_THREAD_SINGLE = 0, MPI_THREAD_FUNNELED = 1, MPI_THREAD_SERIALIZED = 2,
-       MPI_THREAD_MULTIPLE = 3 };
+enum {
+  MPI_THREAD_SINGLE = 0,
+  MPI_THREAD_FUNNELED = 1,
+  MPI_THREAD_SERIALIZED = 2,
+  MPI_THREAD_MULTIPLE = 3
+};
 /* Results of MPI_Comm_compare and MPI_Group_compare. */
 enum { MPI_IDENT = 0, MPI_CONGRUENT = 1, MPI_SIMILAR = 2, MPI_UNEQUAL = 3 };
 /* MPI_Topo_test. */
@@ -125,10 +129,22 @@ enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC = 122, MPI_DISTRIBUTE_N
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 /* MPI_Type_get_envelope. */
 enum {
-  MPI_COMBINER_NAMED = 1, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR,
-  MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK,
-  MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT, MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY,
-  MPI_COMBINER_RESIZED, MPI_COMBINER_F90_REAL, MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER
+  MPI_COMBINER_NAMED = 1,
+  MPI_COMBINER_DUP,
+  MPI_COMBINER_CONTIGUOUS,
+  MPI_COMBINER_VECTOR,
+  MPI_COMBINER_HVECTOR,
+  MPI_COMBINER_INDEXED,
+  MPI_COMBINER_HINDEXED,
+  MPI_COMBINER_INDEXED_BLOCK,
+  MPI_COMBINER_HINDEXED_BLOCK,
+  MPI_COMBINER_STRUCT,
+  MPI_COMBINER_SUBARRAY,
+  MPI_COMBINER_DARRAY,
+  MPI_COMBINER_RESIZED,
+  MPI_COMBINER_F90_REAL,
+  MPI_COMBINER_F90_COMPLEX,
+  MPI_COMBINER_F90_INTEGER
 };
 /* MPI_Type_match_size. */
 enum { MPI_TYPECLASS_INTEGER = 1, MPI_TYPECLASS_REAL = 2, MPI_TYPECLASS_COMPLEX = 3 };
@@ -179,7 +195,7 @@ enum {
 
 /* ------------------------------------------------------------------ predefined objects */
 
-#define RMPL_MPI_PREDEFINED(type, object) ((type) & object)
+#define RMPL_MPI_PREDEFINED(type, object) ((type)&object)
 
 extern struct rmpl_mpi_comm rmpl_mpi_comm_world, rmpl_mpi_comm_self;
 #define MPI_COMM_WORLD RMPL_MPI_PREDEFINED(MPI_Comm, rmpl_mpi_comm_world)
@@ -285,16 +301,14 @@ typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Dataty
 typedef void MPI_Comm_errhandler_function(MPI_Comm* comm, int* error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Handler_function; /* MPI-1 name */
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
-                                        void* attribute_val_in, void* attribute_val_out,
-                                        int* flag);
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void* attribute_val,
                                           void* extra_state);
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
-                                        void* attribute_val_in, void* attribute_val_out,
-                                        int* flag);
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
                                           void* attribute_val, void* extra_state);
-typedef MPI_Comm_copy_attr_function MPI_Copy_function;     /* MPI-1 names */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function; /* MPI-1 names */
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 
 int rmpl_mpi_comm_null_copy_fn(MPI_Comm, int, void*, void*, void*, int*);
@@ -316,7 +330,9 @@ int rmpl_mpi_type_null_delete_fn(MPI_Datatype, int, void*, void*);
 /* ------------------------------------------------------------------ functions
  * Declared twice, as MPI_X and PMPI_X, by RMPL_MPI_FN. */
 
-#define RMPL_MPI_FN(name, params) int MPI_##name params; int PMPI_##name params;
+#define RMPL_MPI_FN(name, params) \
+  int MPI_##name params;          \
+  int PMPI_##name params;
 
 /* Environment (src/mpi/environment.cpp) */
 RMPL_MPI_FN(Init, (int* argc, char*** argv))
@@ -339,27 +355,27 @@ double PMPI_Wtick(void);
 /* Errors (src/mpi/errors.cpp) */
 RMPL_MPI_FN(Error_string, (int errorcode, char* string, int* resultlen))
 RMPL_MPI_FN(Error_class, (int errorcode, int* errorclass))
-RMPL_MPI_FN(Comm_create_errhandler, (MPI_Comm_errhandler_function* function,
-                                     MPI_Errhandler* errhandler))
+RMPL_MPI_FN(Comm_create_errhandler,
+            (MPI_Comm_errhandler_function * function, MPI_Errhandler* errhandler))
 RMPL_MPI_FN(Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 RMPL_MPI_FN(Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler* errhandler))
 RMPL_MPI_FN(Comm_call_errhandler, (MPI_Comm comm, int errorcode))
-RMPL_MPI_FN(Errhandler_free, (MPI_Errhandler* errhandler))
-RMPL_MPI_FN(Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))   /* MPI-1 */
-RMPL_MPI_FN(Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler))  /* MPI-1 */
+RMPL_MPI_FN(Errhandler_free, (MPI_Errhandler * errhandler))
+RMPL_MPI_FN(Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))  /* MPI-1 */
+RMPL_MPI_FN(Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler)) /* MPI-1 */
 RMPL_MPI_FN(Add_error_class, (int* errorclass))
 RMPL_MPI_FN(Add_error_code, (int errorclass, int* errorcode))
 RMPL_MPI_FN(Add_error_string, (int errorcode, const char* string))
 
 /* Point-to-point (src/mpi/point_to_point.cpp) */
-RMPL_MPI_FN(Send, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm))
-RMPL_MPI_FN(Ssend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm))
-RMPL_MPI_FN(Bsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm))
-RMPL_MPI_FN(Rsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm))
+RMPL_MPI_FN(Send,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+RMPL_MPI_FN(Ssend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+RMPL_MPI_FN(Bsend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+RMPL_MPI_FN(Rsend,
+            (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
 RMPL_MPI_FN(Recv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Status* status))
 RMPL_MPI_FN(Isend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -370,21 +386,20 @@ RMPL_MPI_FN(Ibsend, (const void* buf, int count, MPI_Datatype datatype, int dest
                      MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Irsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request))
-RMPL_MPI_FN(Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int tag,
-                    MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request* request))
 RMPL_MPI_FN(Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                       int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int source, int recvtag, MPI_Comm comm, MPI_Status* status))
+                       int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                       int recvtag, MPI_Comm comm, MPI_Status* status))
 RMPL_MPI_FN(Sendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                int source, int recvtag, MPI_Comm comm, MPI_Status* status))
 RMPL_MPI_FN(Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status))
 RMPL_MPI_FN(Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status))
-RMPL_MPI_FN(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* message,
-                     MPI_Status* status))
+RMPL_MPI_FN(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status))
 RMPL_MPI_FN(Improbe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                       MPI_Status* status))
-RMPL_MPI_FN(Mrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
-                    MPI_Status* status))
+RMPL_MPI_FN(Mrecv,
+            (void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status))
 RMPL_MPI_FN(Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                      MPI_Request* request))
 RMPL_MPI_FN(Buffer_attach, (void* buffer, int size))
@@ -392,8 +407,8 @@ RMPL_MPI_FN(Buffer_detach, (void* buffer_addr, int* size))
 RMPL_MPI_FN(Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 RMPL_MPI_FN(Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 RMPL_MPI_FN(Get_elements_x, (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count))
-RMPL_MPI_FN(Status_set_elements, (MPI_Status* status, MPI_Datatype datatype, int count))
-RMPL_MPI_FN(Status_set_cancelled, (MPI_Status* status, int flag))
+RMPL_MPI_FN(Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count))
+RMPL_MPI_FN(Status_set_cancelled, (MPI_Status * status, int flag))
 RMPL_MPI_FN(Test_cancelled, (const MPI_Status* status, int* flag))
 
 /* Requests (src/mpi/requests.cpp) */
@@ -407,71 +422,69 @@ RMPL_MPI_FN(Rsend_init, (const void* buf, int count, MPI_Datatype datatype, int 
                          MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Recv_init, (void* buf, int count, MPI_Datatype datatype, int source, int tag,
                         MPI_Comm comm, MPI_Request* request))
-RMPL_MPI_FN(Start, (MPI_Request* request))
+RMPL_MPI_FN(Start, (MPI_Request * request))
 RMPL_MPI_FN(Startall, (int count, MPI_Request array_of_requests[]))
-RMPL_MPI_FN(Wait, (MPI_Request* request, MPI_Status* status))
-RMPL_MPI_FN(Test, (MPI_Request* request, int* flag, MPI_Status* status))
-RMPL_MPI_FN(Waitall, (int count, MPI_Request array_of_requests[],
-                      MPI_Status array_of_statuses[]))
-RMPL_MPI_FN(Testall, (int count, MPI_Request array_of_requests[], int* flag,
-                      MPI_Status array_of_statuses[]))
+RMPL_MPI_FN(Wait, (MPI_Request * request, MPI_Status* status))
+RMPL_MPI_FN(Test, (MPI_Request * request, int* flag, MPI_Status* status))
+RMPL_MPI_FN(Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+RMPL_MPI_FN(Testall,
+            (int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]))
 RMPL_MPI_FN(Waitany, (int count, MPI_Request array_of_requests[], int* index, MPI_Status* status))
-RMPL_MPI_FN(Testany, (int count, MPI_Request array_of_requests[], int* index, int* flag,
-                      MPI_Status* status))
+RMPL_MPI_FN(Testany,
+            (int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status))
 RMPL_MPI_FN(Waitsome, (int incount, MPI_Request array_of_requests[], int* outcount,
                        int array_of_indices[], MPI_Status array_of_statuses[]))
 RMPL_MPI_FN(Testsome, (int incount, MPI_Request array_of_requests[], int* outcount,
                        int array_of_indices[], MPI_Status array_of_statuses[]))
 RMPL_MPI_FN(Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
-RMPL_MPI_FN(Cancel, (MPI_Request* request))
-RMPL_MPI_FN(Request_free, (MPI_Request* request))
+RMPL_MPI_FN(Cancel, (MPI_Request * request))
+RMPL_MPI_FN(Request_free, (MPI_Request * request))
 
 /* Datatypes (src/mpi/datatypes.cpp) */
 RMPL_MPI_FN(Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype,
-                          MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_create_hvector, (int count, int blocklength, MPI_Aint stride,
-                                  MPI_Datatype oldtype, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_vector,
+            (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype))
 RMPL_MPI_FN(Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                            MPI_Datatype* newtype)) /* MPI-1 */
-RMPL_MPI_FN(Type_indexed, (int count, const int array_of_blocklengths[],
-                           const int array_of_displacements[], MPI_Datatype oldtype,
-                           MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_create_hindexed, (int count, const int array_of_blocklengths[],
-                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                                   MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_hindexed, (int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                            MPI_Datatype* newtype)) /* MPI-1 */
-RMPL_MPI_FN(Type_create_indexed_block, (int count, int blocklength,
-                                        const int array_of_displacements[], MPI_Datatype oldtype,
-                                        MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_create_hindexed_block, (int count, int blocklength,
-                                         const MPI_Aint array_of_displacements[],
-                                         MPI_Datatype oldtype, MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_create_struct, (int count, const int array_of_blocklengths[],
-                                 const MPI_Aint array_of_displacements[],
-                                 const MPI_Datatype array_of_types[], MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_struct, (int count, const int array_of_blocklengths[],
-                          const MPI_Aint array_of_displacements[],
-                          const MPI_Datatype array_of_types[], MPI_Datatype* newtype)) /* MPI-1 */
-RMPL_MPI_FN(Type_create_subarray, (int ndims, const int array_of_sizes[],
-                                   const int array_of_subsizes[], const int array_of_starts[],
-                                   int order, MPI_Datatype oldtype, MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                                  MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_indexed,
+            (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_hindexed,
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_hindexed,
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype)) /* MPI-1 */
+RMPL_MPI_FN(Type_create_indexed_block,
+            (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+             MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_hindexed_block,
+            (int count, int blocklength, const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_struct,
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             const MPI_Datatype array_of_types[], MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_struct,
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             const MPI_Datatype array_of_types[], MPI_Datatype* newtype)) /* MPI-1 */
+RMPL_MPI_FN(Type_create_subarray,
+            (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+             const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_resized,
+            (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype))
 RMPL_MPI_FN(Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
-RMPL_MPI_FN(Type_commit, (MPI_Datatype* datatype))
-RMPL_MPI_FN(Type_free, (MPI_Datatype* datatype))
+RMPL_MPI_FN(Type_commit, (MPI_Datatype * datatype))
+RMPL_MPI_FN(Type_free, (MPI_Datatype * datatype))
 RMPL_MPI_FN(Type_size, (MPI_Datatype datatype, int* size))
 RMPL_MPI_FN(Type_size_x, (MPI_Datatype datatype, MPI_Count* size))
 RMPL_MPI_FN(Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
 RMPL_MPI_FN(Type_get_extent_x, (MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent))
-RMPL_MPI_FN(Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb,
-                                   MPI_Aint* true_extent))
-RMPL_MPI_FN(Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count* true_lb,
-                                     MPI_Count* true_extent))
-RMPL_MPI_FN(Type_extent, (MPI_Datatype datatype, MPI_Aint* extent)) /* MPI-1 */
+RMPL_MPI_FN(Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent))
+RMPL_MPI_FN(Type_get_true_extent_x,
+            (MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent))
+RMPL_MPI_FN(Type_extent, (MPI_Datatype datatype, MPI_Aint* extent))   /* MPI-1 */
 RMPL_MPI_FN(Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement)) /* MPI-1 */
 RMPL_MPI_FN(Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement)) /* MPI-1 */
 RMPL_MPI_FN(Type_get_envelope, (MPI_Datatype datatype, int* num_integers, int* num_addresses,
@@ -484,8 +497,8 @@ RMPL_MPI_FN(Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultl
 RMPL_MPI_FN(Type_match_size, (int typeclass, int size, MPI_Datatype* datatype))
 RMPL_MPI_FN(Get_address, (const void* location, MPI_Aint* address))
 RMPL_MPI_FN(Address, (void* location, MPI_Aint* address)) /* MPI-1 */
-RMPL_MPI_FN(Pack, (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
-                   int outsize, int* position, MPI_Comm comm))
+RMPL_MPI_FN(Pack, (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+                   int* position, MPI_Comm comm))
 RMPL_MPI_FN(Unpack, (const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                      MPI_Datatype datatype, MPI_Comm comm))
 RMPL_MPI_FN(Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))
@@ -508,71 +521,69 @@ RMPL_MPI_FN(Allreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datat
                         MPI_Op op, MPI_Comm comm))
 RMPL_MPI_FN(Iallreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request* request))
-RMPL_MPI_FN(Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op))
-RMPL_MPI_FN(Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm))
-RMPL_MPI_FN(Iscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                    MPI_Op op, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Reduce_local,
+            (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+RMPL_MPI_FN(Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm))
+RMPL_MPI_FN(Iscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm))
 RMPL_MPI_FN(Iexscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Reduce_scatter, (const void* sendbuf, void* recvbuf, const int recvcounts[],
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
-RMPL_MPI_FN(Ireduce_scatter, (const void* sendbuf, void* recvbuf, const int recvcounts[],
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                              MPI_Request* request))
+RMPL_MPI_FN(Ireduce_scatter,
+            (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
-RMPL_MPI_FN(Ireduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount,
-                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                    MPI_Request* request))
+RMPL_MPI_FN(Ireduce_scatter_block,
+            (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
-RMPL_MPI_FN(Igather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      MPI_Request* request))
+RMPL_MPI_FN(Igather,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm))
 RMPL_MPI_FN(Igatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Request* request))
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
-RMPL_MPI_FN(Iscatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       MPI_Request* request))
-RMPL_MPI_FN(Scatterv, (const void* sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm))
+RMPL_MPI_FN(Iscatter,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Scatterv,
+            (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
 RMPL_MPI_FN(Iscatterv, (const void* sendbuf, const int sendcounts[], const int displs[],
-                        MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
+                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
-RMPL_MPI_FN(Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Request* request))
-RMPL_MPI_FN(Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void* recvbuf, const int recvcounts[], const int displs[],
-                         MPI_Datatype recvtype, MPI_Comm comm))
-RMPL_MPI_FN(Iallgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, const int recvcounts[], const int displs[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Allgatherv,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+RMPL_MPI_FN(Iallgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
-RMPL_MPI_FN(Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request))
+RMPL_MPI_FN(Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Alltoallv, (const void* sendbuf, const int sendcounts[], const int sdispls[],
                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
-RMPL_MPI_FN(Ialltoallv, (const void* sendbuf, const int sendcounts[], const int sdispls[],
-                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Request* request))
+RMPL_MPI_FN(Ialltoallv,
+            (const void* sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Alltoallw, (const void* sendbuf, const int sendcounts[], const int sdispls[],
                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
@@ -582,15 +593,15 @@ RMPL_MPI_FN(Ialltoallw, (const void* sendbuf, const int sendcounts[], const int 
                          MPI_Request* request))
 
 /* Operators (src/mpi/operators.cpp) */
-RMPL_MPI_FN(Op_create, (MPI_User_function* user_fn, int commute, MPI_Op* op))
-RMPL_MPI_FN(Op_free, (MPI_Op* op))
+RMPL_MPI_FN(Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))
+RMPL_MPI_FN(Op_free, (MPI_Op * op))
 RMPL_MPI_FN(Op_commutative, (MPI_Op op, int* commute))
 
 /* Groups (src/mpi/groups.cpp) */
 RMPL_MPI_FN(Group_size, (MPI_Group group, int* size))
 RMPL_MPI_FN(Group_rank, (MPI_Group group, int* rank))
-RMPL_MPI_FN(Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[],
-                                    MPI_Group group2, int ranks2[]))
+RMPL_MPI_FN(Group_translate_ranks,
+            (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
 RMPL_MPI_FN(Group_compare, (MPI_Group group1, MPI_Group group2, int* result))
 RMPL_MPI_FN(Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
 RMPL_MPI_FN(Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
@@ -599,7 +610,7 @@ RMPL_MPI_FN(Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group* n
 RMPL_MPI_FN(Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
 RMPL_MPI_FN(Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))
 RMPL_MPI_FN(Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))
-RMPL_MPI_FN(Group_free, (MPI_Group* group))
+RMPL_MPI_FN(Group_free, (MPI_Group * group))
 
 /* Communicators (src/mpi/communicators.cpp) */
 RMPL_MPI_FN(Comm_size, (MPI_Comm comm, int* size))
@@ -610,11 +621,11 @@ RMPL_MPI_FN(Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request))
 RMPL_MPI_FN(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
-RMPL_MPI_FN(Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
-                              MPI_Comm* newcomm))
+RMPL_MPI_FN(Comm_split_type,
+            (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm))
-RMPL_MPI_FN(Comm_free, (MPI_Comm* comm))
+RMPL_MPI_FN(Comm_free, (MPI_Comm * comm))
 RMPL_MPI_FN(Comm_set_name, (MPI_Comm comm, const char* comm_name))
 RMPL_MPI_FN(Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen))
 RMPL_MPI_FN(Comm_test_inter, (MPI_Comm comm, int* flag))
@@ -627,26 +638,25 @@ RMPL_MPI_FN(Comm_set_info, (MPI_Comm comm, MPI_Info info))
 RMPL_MPI_FN(Comm_get_info, (MPI_Comm comm, MPI_Info* info_used))
 
 /* Attribute caching (src/mpi/attributes.cpp) */
-RMPL_MPI_FN(Comm_create_keyval, (MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+RMPL_MPI_FN(Comm_create_keyval, (MPI_Comm_copy_attr_function * comm_copy_attr_fn,
                                  MPI_Comm_delete_attr_function* comm_delete_attr_fn,
                                  int* comm_keyval, void* extra_state))
 RMPL_MPI_FN(Comm_free_keyval, (int* comm_keyval))
 RMPL_MPI_FN(Comm_set_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val))
 RMPL_MPI_FN(Comm_get_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag))
 RMPL_MPI_FN(Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
-RMPL_MPI_FN(Keyval_create, (MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn,
-                            int* keyval, void* extra_state)) /* MPI-1 */
-RMPL_MPI_FN(Keyval_free, (int* keyval))                       /* MPI-1 */
+RMPL_MPI_FN(Keyval_create, (MPI_Copy_function * copy_fn, MPI_Delete_function* delete_fn,
+                            int* keyval, void* extra_state))                       /* MPI-1 */
+RMPL_MPI_FN(Keyval_free, (int* keyval))                                            /* MPI-1 */
 RMPL_MPI_FN(Attr_put, (MPI_Comm comm, int keyval, void* attribute_val))            /* MPI-1 */
 RMPL_MPI_FN(Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag)) /* MPI-1 */
 RMPL_MPI_FN(Attr_delete, (MPI_Comm comm, int keyval))                              /* MPI-1 */
-RMPL_MPI_FN(Type_create_keyval, (MPI_Type_copy_attr_function* type_copy_attr_fn,
+RMPL_MPI_FN(Type_create_keyval, (MPI_Type_copy_attr_function * type_copy_attr_fn,
                                  MPI_Type_delete_attr_function* type_delete_attr_fn,
                                  int* type_keyval, void* extra_state))
 RMPL_MPI_FN(Type_free_keyval, (int* type_keyval))
 RMPL_MPI_FN(Type_set_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val))
-RMPL_MPI_FN(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val,
-                            int* flag))
+RMPL_MPI_FN(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag))
 RMPL_MPI_FN(Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 
 /* Cartesian topologies (src/mpi/topology.cpp) */
@@ -657,11 +667,10 @@ RMPL_MPI_FN(Cartdim_get, (MPI_Comm comm, int* ndims))
 RMPL_MPI_FN(Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
 RMPL_MPI_FN(Cart_rank, (MPI_Comm comm, const int coords[], int* rank))
 RMPL_MPI_FN(Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
-RMPL_MPI_FN(Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source,
-                         int* rank_dest))
+RMPL_MPI_FN(Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest))
 RMPL_MPI_FN(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm))
-RMPL_MPI_FN(Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[],
-                       int* newrank))
+RMPL_MPI_FN(Cart_map,
+            (MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank))
 RMPL_MPI_FN(Topo_test, (MPI_Comm comm, int* status))
 
 /* Graph and distributed graph topologies (src/mpi/graph.cpp) */
@@ -671,63 +680,131 @@ RMPL_MPI_FN(Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges))
 RMPL_MPI_FN(Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
 RMPL_MPI_FN(Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))
 RMPL_MPI_FN(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
-RMPL_MPI_FN(Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[],
-                        int* newrank))
+RMPL_MPI_FN(Graph_map,
+            (MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank))
 RMPL_MPI_FN(Dist_graph_create_adjacent,
             (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
              int outdegree, const int destinations[], const int destweights[], MPI_Info info,
              int reorder, MPI_Comm* comm_dist_graph))
-RMPL_MPI_FN(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[],
-                                const int degrees[], const int destinations[],
-                                const int weights[], MPI_Info info, int reorder,
-                                MPI_Comm* comm_dist_graph))
-RMPL_MPI_FN(Dist_graph_neighbors_count, (MPI_Comm comm, int* indegree, int* outdegree,
-                                         int* weighted))
-RMPL_MPI_FN(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[],
-                                   int sourceweights[], int maxoutdegree, int destinations[],
-                                   int destweights[]))
+RMPL_MPI_FN(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                const int destinations[], const int weights[], MPI_Info info,
+                                int reorder, MPI_Comm* comm_dist_graph))
+RMPL_MPI_FN(Dist_graph_neighbors_count,
+            (MPI_Comm comm, int* indegree, int* outdegree, int* weighted))
+RMPL_MPI_FN(Dist_graph_neighbors,
+            (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+             int destinations[], int destweights[]))
 
 /* Neighbourhood collectives on Cartesian, graph and distributed graph communicators
  * (src/mpi/collectives.cpp) */
-RMPL_MPI_FN(Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm))
-RMPL_MPI_FN(Ineighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm, MPI_Request* request))
-RMPL_MPI_FN(Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void* recvbuf, const int recvcounts[], const int displs[],
-                                  MPI_Datatype recvtype, MPI_Comm comm))
+RMPL_MPI_FN(Neighbor_allgather,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_allgather,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_allgatherv,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
 RMPL_MPI_FN(Ineighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, const int recvcounts[], const int displs[],
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                MPI_Comm comm))
-RMPL_MPI_FN(Ineighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm, MPI_Request* request))
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_alltoall,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Neighbor_alltoallv, (const void* sendbuf, const int sendcounts[], const int sdispls[],
                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
-RMPL_MPI_FN(Ineighbor_alltoallv, (const void* sendbuf, const int sendcounts[],
-                                  const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                                  const int recvcounts[], const int rdispls[],
-                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
-RMPL_MPI_FN(Neighbor_alltoallw, (const void* sendbuf, const int sendcounts[],
-                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                 void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                 const MPI_Datatype recvtypes[], MPI_Comm comm))
-RMPL_MPI_FN(Ineighbor_alltoallw, (const void* sendbuf, const int sendcounts[],
-                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                  void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                  MPI_Request* request))
+RMPL_MPI_FN(Ineighbor_alltoallv,
+            (const void* sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoallw,
+            (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+RMPL_MPI_FN(Ineighbor_alltoallw,
+            (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request* request))
+
+/* Persistent collectives (MPI-4.0; src/mpi/collectives.cpp): MPI_Start runs the nonblocking form
+ * with these arguments; the datatypes may be freed meanwhile, the buffers and arrays not. */
+RMPL_MPI_FN(Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Bcast_init, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Reduce_init, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Allreduce_init, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Scan_init, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Exscan_init, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Reduce_scatter_init,
+            (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Reduce_scatter_block_init,
+            (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Gather_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Gatherv_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                           int root, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Scatter_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                           MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Scatterv_init,
+            (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Allgather_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Allgatherv_init,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Alltoall_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Alltoallv_init,
+            (const void* sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Alltoallw_init, (const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_allgather_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_allgatherv_init,
+            (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoall_init, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoallv_init,
+            (const void* sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Neighbor_alltoallw_init,
+            (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+             MPI_Request* request))
 
 /* Info objects (src/mpi/info.cpp) */
-RMPL_MPI_FN(Info_create, (MPI_Info* info))
+RMPL_MPI_FN(Info_create, (MPI_Info * info))
 RMPL_MPI_FN(Info_dup, (MPI_Info info, MPI_Info* newinfo))
-RMPL_MPI_FN(Info_free, (MPI_Info* info))
+RMPL_MPI_FN(Info_free, (MPI_Info * info))
 RMPL_MPI_FN(Info_set, (MPI_Info info, const char* key, const char* value))
 RMPL_MPI_FN(Info_get, (MPI_Info info, const char* key, int valuelen, char* value, int* flag))
 RMPL_MPI_FN(Info_get_valuelen, (MPI_Info info, const char* key, int* valuelen, int* flag))
@@ -740,9 +817,11 @@ RMPL_MPI_FN(Info_get_nthkey, (MPI_Info info, int n, char* key))
 
 /* A C handle's Fortran value and back. f2c of a value that names no live handle gives the null
  * handle; the null handle's value is 0. */
-#define RMPL_MPI_CONVERSION(Kind, Handle)                                                \
-  MPI_Fint MPI_##Kind##_c2f(Handle handle); MPI_Fint PMPI_##Kind##_c2f(Handle handle);  \
-  Handle MPI_##Kind##_f2c(MPI_Fint handle); Handle PMPI_##Kind##_f2c(MPI_Fint handle);
+#define RMPL_MPI_CONVERSION(Kind, Handle)    \
+  MPI_Fint MPI_##Kind##_c2f(Handle handle);  \
+  MPI_Fint PMPI_##Kind##_c2f(Handle handle); \
+  Handle MPI_##Kind##_f2c(MPI_Fint handle);  \
+  Handle PMPI_##Kind##_f2c(MPI_Fint handle);
 RMPL_MPI_CONVERSION(Comm, MPI_Comm)
 RMPL_MPI_CONVERSION(Type, MPI_Datatype)
 RMPL_MPI_CONVERSION(Group, MPI_Group)
@@ -762,20 +841,20 @@ RMPL_MPI_CONVERSION(Message, MPI_Message)
 RMPL_MPI_FN(Status_c2f, (const MPI_Status* c_status, MPI_Fint* f_status))
 RMPL_MPI_FN(Status_f2c, (const MPI_Fint* f_status, MPI_Status* c_status))
 
-RMPL_MPI_FN(Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[],
-                                 const int array_of_distribs[], const int array_of_dargs[],
-                                 const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                                 MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_darray,
+            (int size, int rank, int ndims, const int array_of_gsizes[],
+             const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+             int order, MPI_Datatype oldtype, MPI_Datatype* newtype))
 
 /* datarep "external32" only (MPI-3.1 13.5.2): big-endian, the standard's size for each type. */
-RMPL_MPI_FN(Pack_external, (const char datarep[], const void* inbuf, int incount,
-                            MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
-                            MPI_Aint* position))
-RMPL_MPI_FN(Unpack_external, (const char datarep[], const void* inbuf, MPI_Aint insize,
-                              MPI_Aint* position, void* outbuf, int outcount,
-                              MPI_Datatype datatype))
-RMPL_MPI_FN(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype,
-                                 MPI_Aint* size))
+RMPL_MPI_FN(Pack_external,
+            (const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+             void* outbuf, MPI_Aint outsize, MPI_Aint* position))
+RMPL_MPI_FN(Unpack_external,
+            (const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+             void* outbuf, int outcount, MPI_Datatype datatype))
+RMPL_MPI_FN(Pack_external_size,
+            (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size))
 
 /* Generalized requests (MPI-3.1 12.2). MPI_Grequest_complete may be called from any thread of the
  * process, whatever the thread level: it only publishes the completion and wakes an MPI call that
@@ -784,10 +863,9 @@ RMPL_MPI_FN(Pack_external_size, (const char datarep[], int incount, MPI_Datatype
 typedef int MPI_Grequest_query_function(void* extra_state, MPI_Status* status);
 typedef int MPI_Grequest_free_function(void* extra_state);
 typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
-RMPL_MPI_FN(Grequest_start, (MPI_Grequest_query_function* query_fn,
-                             MPI_Grequest_free_function* free_fn,
-                             MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
-                             MPI_Request* request))
+RMPL_MPI_FN(Grequest_start,
+            (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function* free_fn,
+             MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request))
 RMPL_MPI_FN(Grequest_complete, (MPI_Request request))
 
 #undef RMPL_MPI_FN

@@ -40,6 +40,7 @@
 #include "mpi/call.hpp"
 #include "mpi/communicators.hpp"
 #include "mpi/datatypes.hpp"
+#include "mpi/info.hpp"
 #include "mpi/intercomm.hpp"
 #include "mpi/operators.hpp"
 #include "mpi/requests.hpp"
@@ -1329,6 +1330,44 @@ bool exchange_fast(bool all_to_all, const void* sendbuf, int scount, MPI_Datatyp
   return true;
 }
 
+// ---------------------------------------------------------------- persistent collectives
+
+/// A datatype argument of a persistent collective: a live derived type is replaced by the
+/// request's own copy (keep_type), which the program may free meanwhile; any other handle is
+/// passed on as it is (MPI_Start's checks see it then, as the nonblocking call's would).
+class kept_type {
+ public:
+  explicit kept_type(MPI_Datatype t)
+      : copy_(live_object(t, magic::datatype) ? keep_type(*t) : nullptr),
+        handle_(copy_ ? copy_.get() : t) {}
+  MPI_Datatype get() const noexcept { return handle_; }
+
+ private:
+  std::shared_ptr<rmpl_mpi_datatype> copy_;
+  MPI_Datatype handle_;
+};
+
+/// A persistent collective (MPI_Bcast_init...): every MPI_Start runs `start(&started)`, the
+/// nonblocking form with the arguments given here, and the persistent request takes over what it
+/// made (kernel request, staging, completion). Collectives start in the order of the MPI_Start
+/// calls, which every rank must make in the same order, as it would call the nonblocking form.
+template <class Start>
+MPI_Request collective_init(MPI_Comm c, MPI_Info info, Start start) {
+  comm(c);
+  optional_info(info);
+  return persistent_request(c, request_kind::collective, [start](rmpl_mpi_request& self) {
+    MPI_Request started = MPI_REQUEST_NULL;
+    start(&started);
+    const detail::request_id id = started->id;
+    self.on_complete = std::move(started->on_complete);
+    self.staging = std::move(started->staging);
+    self.immediate = started->immediate;
+    started->id = detail::null_request;
+    PMPI_Request_free(&started);
+    return id;
+  });
+}
+
 }  // namespace
 }  // namespace rmpl::mpi
 
@@ -1750,6 +1789,356 @@ int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const 
   });
 }
 
+// ---------------------------------------------------------------- persistent collectives
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Barrier_init", [&] {
+    check_request(request);
+    *request = collective_init(comm, info, [comm](MPI_Request* r) { barrier(comm, r); });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Bcast_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request =
+        collective_init(comm, info, [buffer, count, root, comm, kept_datatype](MPI_Request* r) {
+          bcast(buffer, count, kept_datatype.get(), root, comm, r);
+        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Reduce_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request = collective_init(
+        comm, info, [sendbuf, recvbuf, count, op, root, comm, kept_datatype](MPI_Request* r) {
+          reduce(sendbuf, recvbuf, count, kept_datatype.get(), op, root, comm, r);
+        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Allreduce_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
+                                 all_reduction(all_kind::allreduce, sendbuf, recvbuf, count,
+                                               kept_datatype.get(), op, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Scan_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request = collective_init(
+        comm, info, [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
+          all_reduction(all_kind::scan, sendbuf, recvbuf, count, kept_datatype.get(), op, comm, r);
+        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Exscan_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
+                                 all_reduction(all_kind::exscan, sendbuf, recvbuf, count,
+                                               kept_datatype.get(), op, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request* request) {
+  return call(comm, "MPI_Reduce_scatter_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request = collective_init(
+        comm, info, [sendbuf, recvbuf, recvcounts, op, comm, kept_datatype](MPI_Request* r) {
+          reduce_scatter(sendbuf, recvbuf, recvcounts, kept_datatype.get(), op, comm, r);
+        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
+  return call(comm, "MPI_Reduce_scatter_block_init", [&] {
+    const kept_type kept_datatype(datatype);
+    check_request(request);
+    *request = collective_init(
+        comm, info, [sendbuf, recvbuf, recvcount, op, comm, kept_datatype](MPI_Request* r) {
+          reduce_scatter_block(sendbuf, recvbuf, recvcount, kept_datatype.get(), op, comm, r);
+        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request* request) {
+  return call(comm, "MPI_Gather_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
+                                kept_recvtype](MPI_Request* r) {
+                                 gather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
+                                        kept_recvtype.get(), root, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Gatherv_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcounts, displs, root, comm,
+                                kept_sendtype, kept_recvtype](MPI_Request* r) {
+                                 gatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                         recvcounts, displs, kept_recvtype.get(), root, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request) {
+  return call(comm, "MPI_Scatter_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
+                                kept_recvtype](MPI_Request* r) {
+                                 scatter(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                         recvcount, kept_recvtype.get(), root, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Scatterv_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcounts, displs, recvbuf, recvcount, root, comm,
+                                kept_sendtype, kept_recvtype](MPI_Request* r) {
+                                 scatterv(sendbuf, sendcounts, displs, kept_sendtype.get(), recvbuf,
+                                          recvcount, kept_recvtype.get(), root, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request* request) {
+  return call(comm, "MPI_Allgather_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
+                                kept_recvtype](MPI_Request* r) {
+                                 allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                           recvcount, kept_recvtype.get(), comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Allgatherv_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcounts, displs, comm,
+                                kept_sendtype, kept_recvtype](MPI_Request* r) {
+                                 allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                            recvcounts, displs, kept_recvtype.get(), comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request* request) {
+  return call(comm, "MPI_Alltoall_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
+                                kept_recvtype](MPI_Request* r) {
+                                 alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                          recvcount, kept_recvtype.get(), comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request* request) {
+  return call(comm, "MPI_Alltoallv_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request =
+        collective_init(comm, info,
+                        [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
+                         kept_sendtype, kept_recvtype](MPI_Request* r) {
+                          alltoallv(sendbuf, sendcounts, sdispls, kept_sendtype.get(), recvbuf,
+                                    recvcounts, rdispls, kept_recvtype.get(), comm, r);
+                        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Alltoallw_init", [&] {
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                rdispls, recvtypes, comm](MPI_Request* r) {
+                                 alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                           recvcounts, rdispls, recvtypes, comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Neighbor_allgather_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request =
+        collective_init(comm, info,
+                        [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
+                         kept_recvtype](MPI_Request* r) {
+                          neighbor_allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                             recvcount, kept_recvtype.get(), comm, r);
+                        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  return call(comm, "MPI_Neighbor_allgatherv_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request =
+        collective_init(comm, info,
+                        [sendbuf, sendcount, recvbuf, recvcounts, displs, comm, kept_sendtype,
+                         kept_recvtype](MPI_Request* r) {
+                          neighbor_allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                              recvcounts, displs, kept_recvtype.get(), comm, r);
+                        });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Neighbor_alltoall_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
+                                kept_recvtype](MPI_Request* r) {
+                                 neighbor_alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                                   recvcount, kept_recvtype.get(), comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  return call(comm, "MPI_Neighbor_alltoallv_init", [&] {
+    const kept_type kept_sendtype(sendtype);
+    const kept_type kept_recvtype(recvtype);
+    check_request(request);
+    *request = collective_init(comm, info,
+                               [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
+                                kept_sendtype, kept_recvtype](MPI_Request* r) {
+                                 neighbor_alltoallv(sendbuf, sendcounts, sdispls,
+                                                    kept_sendtype.get(), recvbuf, recvcounts,
+                                                    rdispls, kept_recvtype.get(), comm, r);
+                               });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  return call(comm, "MPI_Neighbor_alltoallw_init", [&] {
+    check_request(request);
+    *request =
+        collective_init(comm, info,
+                        [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm](MPI_Request* r) {
+                          neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                             recvcounts, rdispls, recvtypes, comm, r);
+                        });
+    return MPI_SUCCESS;
+  });
+}
+
 }  // extern "C"
 
 RMPL_MPI_DEFINE(Barrier)
@@ -1797,3 +2186,25 @@ RMPL_MPI_DEFINE(Neighbor_alltoallv)
 RMPL_MPI_DEFINE(Ineighbor_alltoallv)
 RMPL_MPI_DEFINE(Neighbor_alltoallw)
 RMPL_MPI_DEFINE(Ineighbor_alltoallw)
+RMPL_MPI_DEFINE(Barrier_init)
+RMPL_MPI_DEFINE(Bcast_init)
+RMPL_MPI_DEFINE(Reduce_init)
+RMPL_MPI_DEFINE(Allreduce_init)
+RMPL_MPI_DEFINE(Scan_init)
+RMPL_MPI_DEFINE(Exscan_init)
+RMPL_MPI_DEFINE(Reduce_scatter_init)
+RMPL_MPI_DEFINE(Reduce_scatter_block_init)
+RMPL_MPI_DEFINE(Gather_init)
+RMPL_MPI_DEFINE(Gatherv_init)
+RMPL_MPI_DEFINE(Scatter_init)
+RMPL_MPI_DEFINE(Scatterv_init)
+RMPL_MPI_DEFINE(Allgather_init)
+RMPL_MPI_DEFINE(Allgatherv_init)
+RMPL_MPI_DEFINE(Alltoall_init)
+RMPL_MPI_DEFINE(Alltoallv_init)
+RMPL_MPI_DEFINE(Alltoallw_init)
+RMPL_MPI_DEFINE(Neighbor_allgather_init)
+RMPL_MPI_DEFINE(Neighbor_allgatherv_init)
+RMPL_MPI_DEFINE(Neighbor_alltoall_init)
+RMPL_MPI_DEFINE(Neighbor_alltoallv_init)
+RMPL_MPI_DEFINE(Neighbor_alltoallw_init)

@@ -345,6 +345,23 @@ MPI_Request completed_request(MPI_Comm c, request_kind kind, const MPI_Status& s
   return r;
 }
 
+/// A derived datatype's own copy for a persistent request (null for a predefined one): the
+/// program may free the type while the request lives (MPI-3.1 4.1.9), and every MPI_Start must
+/// still find it. The copy is self-contained (a type's layout never refers to another type) and
+/// has no attributes, whose callbacks belong to the program's handle. It lives in the arena
+/// (handles.hpp), as every object the layer passes as a handle does: MPI_Start hands it to the
+/// checks of a send or receive. The pool is never destroyed: a request still alive at exit
+/// releases its copy when the requests' pool goes, whenever that is.
+std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t) {
+  if (t.predefined) return nullptr;
+  static pool<rmpl_mpi_datatype>& copies = *new pool<rmpl_mpi_datatype>;
+  rmpl_mpi_datatype* copy = copies.make();
+  std::shared_ptr<rmpl_mpi_datatype> kept(copy, [](rmpl_mpi_datatype* d) { copies.recycle(d); });
+  *copy = t;
+  copy->attributes.clear();
+  return kept;
+}
+
 MPI_Request persistent_request(MPI_Comm c, request_kind kind,
                                std::function<detail::request_id(rmpl_mpi_request&)> start) {
   rmpl_mpi_request* r = requests().make();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include "mpi/objects.hpp"
 
@@ -22,6 +23,9 @@ MPI_Request completed_request(MPI_Comm comm, request_kind kind, const MPI_Status
 /// returns its kernel request.
 MPI_Request persistent_request(MPI_Comm comm, request_kind kind,
                                std::function<detail::request_id(rmpl_mpi_request&)> start);
+/// A derived datatype's own copy for a persistent request (null for a predefined one), which
+/// the program may free while the request lives.
+std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t);
 /// Completes the kernel requests of requests freed while pending (MPI_Finalize).
 void finalize_requests();
 
