@@ -190,6 +190,42 @@ enum {
   MPI_ERR_INFO_NOKEY,
   MPI_ERR_PROC_FAILED, /* a rank of the job died (the message names it) */
   MPI_ERR_CONVERSION,  /* a value the external32 representation cannot hold (MPI_Pack_external) */
+  /* The other classes of MPI 4.1 (files, windows, ports, sessions, ...) */
+  MPI_ERR_ACCESS,
+  MPI_ERR_AMODE,
+  MPI_ERR_ASSERT,
+  MPI_ERR_BAD_FILE,
+  MPI_ERR_BASE,
+  MPI_ERR_DISP,
+  MPI_ERR_DUP_DATAREP,
+  MPI_ERR_FILE_EXISTS,
+  MPI_ERR_FILE_IN_USE,
+  MPI_ERR_FILE,
+  MPI_ERR_IO,
+  MPI_ERR_LOCKTYPE,
+  MPI_ERR_NAME,
+  MPI_ERR_NOT_SAME,
+  MPI_ERR_NO_SPACE,
+  MPI_ERR_NO_SUCH_FILE,
+  MPI_ERR_PORT,
+  MPI_ERR_PROC_ABORTED,
+  MPI_ERR_QUOTA,
+  MPI_ERR_READ_ONLY,
+  MPI_ERR_RMA_ATTACH,
+  MPI_ERR_RMA_CONFLICT,
+  MPI_ERR_RMA_RANGE,
+  MPI_ERR_RMA_SHARED,
+  MPI_ERR_RMA_SYNC,
+  MPI_ERR_RMA_FLAVOR,
+  MPI_ERR_SERVICE,
+  MPI_ERR_SESSION,
+  MPI_ERR_SIZE,
+  MPI_ERR_SPAWN,
+  MPI_ERR_UNSUPPORTED_DATAREP,
+  MPI_ERR_UNSUPPORTED_OPERATION,
+  MPI_ERR_VALUE_TOO_LARGE,
+  MPI_ERR_WIN,
+  MPI_ERR_ERRHANDLER,
   MPI_ERR_LASTCODE
 };
 
@@ -366,6 +402,9 @@ RMPL_MPI_FN(Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler)) /* MPI-
 RMPL_MPI_FN(Add_error_class, (int* errorclass))
 RMPL_MPI_FN(Add_error_code, (int errorclass, int* errorcode))
 RMPL_MPI_FN(Add_error_string, (int errorcode, const char* string))
+RMPL_MPI_FN(Remove_error_class, (int errorclass))
+RMPL_MPI_FN(Remove_error_code, (int errorcode))
+RMPL_MPI_FN(Remove_error_string, (int errorcode))
 
 /* Point-to-point (src/mpi/point_to_point.cpp) */
 RMPL_MPI_FN(Send,
@@ -391,6 +430,11 @@ RMPL_MPI_FN(Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int
 RMPL_MPI_FN(Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                        int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                        int recvtag, MPI_Comm comm, MPI_Status* status))
+RMPL_MPI_FN(Isendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                        int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int source, int recvtag, MPI_Comm comm, MPI_Request* request))
+RMPL_MPI_FN(Isendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                int source, int recvtag, MPI_Comm comm, MPI_Request* request))
 RMPL_MPI_FN(Sendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                int source, int recvtag, MPI_Comm comm, MPI_Status* status))
 RMPL_MPI_FN(Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status))
@@ -408,6 +452,13 @@ RMPL_MPI_FN(Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* co
 RMPL_MPI_FN(Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 RMPL_MPI_FN(Get_elements_x, (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count))
 RMPL_MPI_FN(Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count))
+RMPL_MPI_FN(Status_set_elements_x, (MPI_Status * status, MPI_Datatype datatype, MPI_Count count))
+RMPL_MPI_FN(Status_get_source, (const MPI_Status* status, int* source))
+RMPL_MPI_FN(Status_set_source, (MPI_Status * status, int source))
+RMPL_MPI_FN(Status_get_tag, (const MPI_Status* status, int* tag))
+RMPL_MPI_FN(Status_set_tag, (MPI_Status * status, int tag))
+RMPL_MPI_FN(Status_get_error, (const MPI_Status* status, int* error))
+RMPL_MPI_FN(Status_set_error, (MPI_Status * status, int error))
 RMPL_MPI_FN(Status_set_cancelled, (MPI_Status * status, int flag))
 RMPL_MPI_FN(Test_cancelled, (const MPI_Status* status, int* flag))
 
@@ -619,6 +670,8 @@ RMPL_MPI_FN(Comm_group, (MPI_Comm comm, MPI_Group* group))
 RMPL_MPI_FN(Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
 RMPL_MPI_FN(Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request))
+RMPL_MPI_FN(Comm_idup_with_info,
+            (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request))
 RMPL_MPI_FN(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
 RMPL_MPI_FN(Comm_split_type,
@@ -807,6 +860,8 @@ RMPL_MPI_FN(Info_dup, (MPI_Info info, MPI_Info* newinfo))
 RMPL_MPI_FN(Info_free, (MPI_Info * info))
 RMPL_MPI_FN(Info_set, (MPI_Info info, const char* key, const char* value))
 RMPL_MPI_FN(Info_get, (MPI_Info info, const char* key, int valuelen, char* value, int* flag))
+RMPL_MPI_FN(Info_get_string, (MPI_Info info, const char* key, int* buflen, char* value, int* flag))
+RMPL_MPI_FN(Info_create_env, (int argc, char* argv[], MPI_Info* info))
 RMPL_MPI_FN(Info_get_valuelen, (MPI_Info info, const char* key, int* valuelen, int* flag))
 RMPL_MPI_FN(Info_delete, (MPI_Info info, const char* key))
 RMPL_MPI_FN(Info_get_nkeys, (MPI_Info info, int* nkeys))

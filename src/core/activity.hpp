@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "rmpl/types.hpp"
+
 namespace rmpl::core {
 
 class activity {
@@ -15,6 +17,9 @@ class activity {
   virtual bool advance() = 0;
   /// Throws the error that ended the work, if one did.
   virtual void rethrow_failure() = 0;
+  /// What its request reports once it has ended well (after rethrow_failure): nothing for a
+  /// collective, a receive's status for a pair of requests (core/request_pair.hpp).
+  virtual status result() const { return {}; }
   /// "allreduce (ring) of 800 bytes on a communicator of 4": names the work in error messages.
   virtual std::string describe() const = 0;
 };

@@ -954,7 +954,7 @@ status engine::finish(request* r) {
     std::unique_ptr<activity> work = std::move(r->work);
     requests_.release(r);
     work->rethrow_failure();
-    return status{};
+    return work->result();
   }
   status s = r->result;
   if (r->kind == op::send) s = status{};

@@ -225,6 +225,17 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
   });
 }
 
+int PMPI_Comm_idup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  const int checked = call(c, "MPI_Comm_idup_with_info", [&] {
+    comm(c);
+    optional_info(info);
+    return MPI_SUCCESS;
+  });
+  if (checked != MPI_SUCCESS) return checked;
+  // The layer uses no hint: the duplicate is MPI_Comm_idup's.
+  return PMPI_Comm_idup(c, newcomm, request);
+}
+
 int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
   return call(c, "MPI_Comm_dup_with_info", [&] {
     comm(c);
@@ -457,6 +468,7 @@ RMPL_MPI_DEFINE(Comm_compare)
 RMPL_MPI_DEFINE(Comm_dup)
 RMPL_MPI_DEFINE(Comm_idup)
 RMPL_MPI_DEFINE(Comm_dup_with_info)
+RMPL_MPI_DEFINE(Comm_idup_with_info)
 RMPL_MPI_DEFINE(Comm_split)
 RMPL_MPI_DEFINE(Comm_split_type)
 RMPL_MPI_DEFINE(Comm_create)

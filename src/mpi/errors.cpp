@@ -56,6 +56,41 @@ constexpr const char* class_names[] = {
     "MPI_ERR_INFO_NOKEY: no such info key",
     "MPI_ERR_PROC_FAILED: a process of the job died",
     "MPI_ERR_CONVERSION: value not representable in the data representation",
+    "MPI_ERR_ACCESS: permission denied",
+    "MPI_ERR_AMODE: invalid file access mode",
+    "MPI_ERR_ASSERT: invalid assertion",
+    "MPI_ERR_BAD_FILE: invalid file name",
+    "MPI_ERR_BASE: invalid base address",
+    "MPI_ERR_DISP: invalid displacement",
+    "MPI_ERR_DUP_DATAREP: data representation already registered",
+    "MPI_ERR_FILE_EXISTS: file exists",
+    "MPI_ERR_FILE_IN_USE: file in use by another process",
+    "MPI_ERR_FILE: invalid file handle",
+    "MPI_ERR_IO: input/output error",
+    "MPI_ERR_LOCKTYPE: invalid lock type",
+    "MPI_ERR_NAME: service name not published",
+    "MPI_ERR_NOT_SAME: collective arguments not the same on every process",
+    "MPI_ERR_NO_SPACE: no space left",
+    "MPI_ERR_NO_SUCH_FILE: no such file",
+    "MPI_ERR_PORT: invalid port name",
+    "MPI_ERR_PROC_ABORTED: a process of the connected job aborted",
+    "MPI_ERR_QUOTA: quota exceeded",
+    "MPI_ERR_READ_ONLY: read-only file or file system",
+    "MPI_ERR_RMA_ATTACH: memory cannot be attached to the window",
+    "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+    "MPI_ERR_RMA_RANGE: target memory outside the window",
+    "MPI_ERR_RMA_SHARED: memory cannot be shared",
+    "MPI_ERR_RMA_SYNC: wrong synchronization of one-sided calls",
+    "MPI_ERR_RMA_FLAVOR: wrong window flavor",
+    "MPI_ERR_SERVICE: invalid service name",
+    "MPI_ERR_SESSION: invalid session",
+    "MPI_ERR_SIZE: invalid size",
+    "MPI_ERR_SPAWN: processes could not be spawned",
+    "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+    "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+    "MPI_ERR_VALUE_TOO_LARGE: value too large",
+    "MPI_ERR_WIN: invalid window",
+    "MPI_ERR_ERRHANDLER: invalid error handler",
     // MPI-3.1 8.4 lists MPI_ERR_LASTCODE among the classes (0 < every class <= MPI_ERR_LASTCODE).
     "MPI_ERR_LASTCODE: last error code",
 };
@@ -280,6 +315,56 @@ int PMPI_Add_error_string(int errorcode, const char* string) {
   });
 }
 
+// MPI-4.1's removals: a class goes only once no added code is in it; MPI_LASTUSEDCODE then
+// falls back to the largest code still in use.
+namespace {
+void lower_last_code() {
+  last_code =
+      added().empty() ? MPI_ERR_LASTCODE : std::max<int>(MPI_ERR_LASTCODE, added().rbegin()->first);
+}
+std::map<int, added_code>::iterator added_entry(int code, bool want_class) {
+  auto it = added().find(code);
+  if (it == added().end() || (it->second.error_class == code) != want_class) {
+    fail(MPI_ERR_ARG, "{} is not an error {} added with MPI_Add_error_{}", code,
+         want_class ? "class" : "code", want_class ? "class" : "code");
+  }
+  return it;
+}
+}  // namespace
+
+int PMPI_Remove_error_class(int errorclass) {
+  return call(nullptr, "MPI_Remove_error_class", [&] {
+    auto it = added_entry(errorclass, true);
+    for (const auto& [code, entry] : added()) {
+      if (code != errorclass && entry.error_class == errorclass) {
+        fail(MPI_ERR_ERRHANDLER, "error class {} still has code {} (remove the codes first)",
+             errorclass, code);
+      }
+    }
+    added().erase(it);
+    lower_last_code();
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Remove_error_code(int errorcode) {
+  return call(nullptr, "MPI_Remove_error_code", [&] {
+    added().erase(added_entry(errorcode, false));
+    lower_last_code();
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Remove_error_string(int errorcode) {
+  return call(nullptr, "MPI_Remove_error_string", [&] {
+    auto it = added().find(errorcode);
+    if (it == added().end()) {
+      fail(MPI_ERR_ARG, "{} is not an error code or class added with MPI_Add_error_code/class",
+           errorcode);
+    }
+    it->second.text.clear();
+    return MPI_SUCCESS;
+  });
+}
+
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
                                 MPI_Errhandler* errhandler) {
   return call(nullptr, "MPI_Comm_create_errhandler", [&] {
@@ -334,6 +419,9 @@ RMPL_MPI_DEFINE(Error_class)
 RMPL_MPI_DEFINE(Error_string)
 RMPL_MPI_DEFINE(Add_error_class)
 RMPL_MPI_DEFINE(Add_error_code)
+RMPL_MPI_DEFINE(Remove_error_class)
+RMPL_MPI_DEFINE(Remove_error_code)
+RMPL_MPI_DEFINE(Remove_error_string)
 RMPL_MPI_DEFINE(Add_error_string)
 RMPL_MPI_DEFINE(Comm_create_errhandler)
 RMPL_MPI_DEFINE(Comm_set_errhandler)

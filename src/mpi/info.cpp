@@ -104,6 +104,30 @@ int PMPI_Info_create(MPI_Info* info) {
   });
 }
 
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  return call(nullptr, "MPI_Info_create_env", [&] {
+    if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
+    if (argc < 0) fail(MPI_ERR_ARG, "argc {} is negative", argc);
+    if (argc > 0 && argv == nullptr) fail(MPI_ERR_ARG, "argv is null with argc {}", argc);
+    MPI_Info made = make_info();
+    auto& entries = made->entries;
+    // What MPI_INFO_ENV holds, from the arguments given (before MPI_Init the job's size is not
+    // known yet, and "maxprocs" is left out, as the standard allows for any key).
+    if (argc > 0 && argv[0] != nullptr) entries.emplace_back("command", argv[0]);
+    std::string words;
+    for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
+      if (i > 1) words += ' ';
+      words += argv[i];
+    }
+    if (!words.empty()) entries.emplace_back("argv", words);
+    if (rmpl::api::initialized()) {
+      entries.emplace_back("maxprocs", std::to_string(rmpl::api::kernel().size()));
+    }
+    *info = made;
+    return MPI_SUCCESS;
+  });
+}
+
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   return call(nullptr, "MPI_Info_dup", [&] {
     const rmpl_mpi_info& from = readable(info);
@@ -164,6 +188,28 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
   });
 }
 
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  return call(nullptr, "MPI_Info_get_string", [&] {
+    rmpl_mpi_info& source = readable(info);
+    const std::string k = checked_key(key);
+    if (buflen == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "buflen or flag is a null pointer");
+    if (*buflen < 0) fail(MPI_ERR_ARG, "buflen {} is negative", *buflen);
+    auto it = find(source.entries, k);
+    *flag = it != source.entries.end();
+    if (!*flag) return MPI_SUCCESS;
+    // buflen counts the terminating null: a value that does not fit is cut to buflen - 1
+    // characters; buflen then says how much room the whole value needs.
+    if (*buflen > 0) {
+      if (value == nullptr) fail(MPI_ERR_ARG, "the value buffer is a null pointer");
+      const std::size_t n = std::min(it->second.size(), static_cast<std::size_t>(*buflen - 1));
+      std::memcpy(value, it->second.data(), n);
+      value[n] = '\0';
+    }
+    *buflen = static_cast<int>(it->second.size()) + 1;
+    return MPI_SUCCESS;
+  });
+}
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   return call(nullptr, "MPI_Info_get_valuelen", [&] {
     rmpl_mpi_info& source = readable(info);
@@ -214,6 +260,8 @@ RMPL_MPI_DEFINE(Info_free)
 RMPL_MPI_DEFINE(Info_set)
 RMPL_MPI_DEFINE(Info_get)
 RMPL_MPI_DEFINE(Info_get_valuelen)
+RMPL_MPI_DEFINE(Info_get_string)
+RMPL_MPI_DEFINE(Info_create_env)
 RMPL_MPI_DEFINE(Info_delete)
 RMPL_MPI_DEFINE(Info_get_nkeys)
 RMPL_MPI_DEFINE(Info_get_nthkey)

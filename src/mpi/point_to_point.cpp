@@ -12,6 +12,7 @@
 #include "api/communicator.hpp"
 #include "api/runtime.hpp"
 #include "core/engine.hpp"
+#include "core/request_pair.hpp"
 #include "mpi/call.hpp"
 #include "mpi/datatypes.hpp"
 #include "mpi/pool.hpp"
@@ -321,6 +322,55 @@ MPI_Request recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, 
 
 void check_request_out(MPI_Request* request) {
   if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+}
+
+/// MPI_Isendrecv: the receive posted first, then the send (as MPI_Sendrecv), both held by one
+/// request whose kernel request is a pair of them (core/request_pair.hpp) and whose status is the
+/// receive's. `keep` (MPI_Isendrecv_replace's packed copy of the outgoing data) lives as long as
+/// the request.
+MPI_Request start_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                           int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                           int source, int recvtag, MPI_Comm c, std::unique_ptr<std::byte[]> keep) {
+  // The send's arguments are checked before the receive is posted: a receive that found its
+  // message at once could not be withdrawn when the send then failed.
+  const rmpl_mpi_comm& target = comm(c);
+  const rmpl_mpi_datatype& t = datatype(sendtype);
+  count(sendcount);
+  buffer(sendbuf, sendcount, t);
+  if (dest != MPI_PROC_NULL) api::world_dest(*target.impl, dest, "isendrecv");
+  core::engine& e = api::kernel();
+  MPI_Request recv = start_recv(recvbuf, recvcount, recvtype, source, recvtag, c);
+  MPI_Request send = nullptr;
+  try {
+    send = start_send(sendbuf, sendcount, sendtype, dest, sendtag, c, send_mode::standard);
+  } catch (...) {
+    if (core::request* k = recv->id ? e.lookup(recv->id) : nullptr) {
+      e.cancel(k);
+      if (k->done()) e.free_request(k);
+    }
+    recv->id = detail::null_request;
+    recv->on_complete = nullptr;
+    PMPI_Request_free(&recv);
+    throw;
+  }
+  core::request* ks = send->id ? e.lookup(send->id) : nullptr;
+  core::request* kr = recv->id ? e.lookup(recv->id) : nullptr;
+  // Both ranks MPI_PROC_NULL: nothing to wait for.
+  MPI_Request pair =
+      ks == nullptr && kr == nullptr
+          ? completed_request(c, request_kind::recv, recv->immediate)
+          : make_request(
+                c, request_kind::recv,
+                e.start_activity(std::make_unique<core::request_pair>(e, ks, kr, rmpl::status{}))
+                    ->id(),
+                std::move(recv->on_complete));
+  if (kr == nullptr && ks != nullptr) pair->immediate = recv->immediate;
+  pair->staging = keep ? std::move(keep) : std::move(send->staging);
+  for (MPI_Request* part : {&send, &recv}) {
+    (*part)->id = detail::null_request;  // the pair has taken its kernel request
+    PMPI_Request_free(part);
+  }
+  return pair;
 }
 
 pool<rmpl_mpi_message>& messages() {
@@ -652,6 +702,36 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   });
 }
 
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm c, MPI_Request* request) {
+  return call(c, "MPI_Isendrecv", [&]() -> int {
+    check_request_out(request);
+    *request = start_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                              recvtype, source, recvtag, c, nullptr);
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Isendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm c, MPI_Request* request) {
+  return call(c, "MPI_Isendrecv_replace", [&]() -> int {
+    check_request_out(request);
+    comm(c);
+    const rmpl_mpi_datatype& t = datatype(type);
+    count(n);
+    buffer(buf, n, t);
+    // The outgoing data is copied first: the incoming message lands in the same buffer.
+    const std::size_t bytes = data_bytes(t, n);
+    auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+    pack(buf, n, t, copy.get());
+    const std::byte* out = copy.get();
+    *request = start_sendrecv(out, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, n, type,
+                              source, recvtag, c, std::move(copy));
+    return MPI_SUCCESS;
+  });
+}
+
 int PMPI_Sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
                           int recvtag, MPI_Comm c, MPI_Status* status) {
   return call(c, "MPI_Sendrecv_replace", [&]() -> int {
@@ -816,18 +896,69 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* n) {
   return code;
 }
 
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
-  return call(nullptr, "MPI_Status_set_elements", [&]() -> int {
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype type, MPI_Count n) {
+  return call(nullptr, "MPI_Status_set_elements_x", [&]() -> int {
     if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
     const rmpl_mpi_datatype& t = datatype(type, false);
-    count(n);
+    if (n < 0) fail(MPI_ERR_COUNT, "the count {} is negative", n);
     const MPI_Count unit = t.basic_size > 0 ? t.basic_size : t.size;
+    if (unit != 0 && n > INT64_MAX / unit) {
+      fail(MPI_ERR_COUNT, "{} elements of {} bytes do not fit an MPI_Count of bytes", n, unit);
+    }
     if (value_index_pairs(t)) {
       // Pairs: each is two basic elements (MPI_Get_elements' count), an odd one is a value alone.
       status->rmpl_bytes = unit * (n / 2) + (n % 2) * (unit - MPI_Count{sizeof(int)});
     } else {
       status->rmpl_bytes = unit * n;
     }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
+  return PMPI_Status_set_elements_x(status, type, n);
+}
+
+// The status's public fields (MPI-4.1: for languages and tools that cannot reach the fields).
+int PMPI_Status_get_source(const MPI_Status* status, int* source) {
+  return call(nullptr, "MPI_Status_get_source", [&]() -> int {
+    if (status == nullptr || source == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+    *source = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Status_set_source(MPI_Status* status, int source) {
+  return call(nullptr, "MPI_Status_set_source", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+    status->MPI_SOURCE = source;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
+  return call(nullptr, "MPI_Status_get_tag", [&]() -> int {
+    if (status == nullptr || tag == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+    *tag = status->MPI_TAG;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Status_set_tag(MPI_Status* status, int tag) {
+  return call(nullptr, "MPI_Status_set_tag", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+    status->MPI_TAG = tag;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Status_get_error(const MPI_Status* status, int* error) {
+  return call(nullptr, "MPI_Status_get_error", [&]() -> int {
+    if (status == nullptr || error == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+    *error = status->MPI_ERROR;
+    return MPI_SUCCESS;
+  });
+}
+int PMPI_Status_set_error(MPI_Status* status, int error) {
+  return call(nullptr, "MPI_Status_set_error", [&]() -> int {
+    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+    status->MPI_ERROR = error;
     return MPI_SUCCESS;
   });
 }
@@ -866,6 +997,8 @@ RMPL_MPI_DEFINE(Bsend_init)
 RMPL_MPI_DEFINE(Rsend_init)
 RMPL_MPI_DEFINE(Recv_init)
 RMPL_MPI_DEFINE(Sendrecv)
+RMPL_MPI_DEFINE(Isendrecv)
+RMPL_MPI_DEFINE(Isendrecv_replace)
 RMPL_MPI_DEFINE(Sendrecv_replace)
 RMPL_MPI_DEFINE(Probe)
 RMPL_MPI_DEFINE(Iprobe)
@@ -879,5 +1012,12 @@ RMPL_MPI_DEFINE(Get_count)
 RMPL_MPI_DEFINE(Get_elements)
 RMPL_MPI_DEFINE(Get_elements_x)
 RMPL_MPI_DEFINE(Status_set_elements)
+RMPL_MPI_DEFINE(Status_set_elements_x)
+RMPL_MPI_DEFINE(Status_get_source)
+RMPL_MPI_DEFINE(Status_set_source)
+RMPL_MPI_DEFINE(Status_get_tag)
+RMPL_MPI_DEFINE(Status_set_tag)
+RMPL_MPI_DEFINE(Status_get_error)
+RMPL_MPI_DEFINE(Status_set_error)
 RMPL_MPI_DEFINE(Status_set_cancelled)
 RMPL_MPI_DEFINE(Test_cancelled)

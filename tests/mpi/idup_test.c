@@ -152,6 +152,27 @@ static void idup_of_made_communicators(void) {
   CHECK_MPI(MPI_Comm_free_keyval(&key));
 }
 
+/* MPI_Comm_idup_with_info (MPI-4.0): the same duplicate, with hints the library may ignore; a
+ * freed info object is refused. */
+static void idup_with_info(void) {
+  MPI_Info hints;
+  CHECK_MPI(MPI_Info_create(&hints));
+  CHECK_MPI(MPI_Info_set(hints, "mpi_assert_no_any_tag", "true"));
+  MPI_Comm copy;
+  MPI_Request r;
+  CHECK_MPI(MPI_Comm_idup_with_info(MPI_COMM_WORLD, hints, &copy, &r));
+  const MPI_Info stale = hints; /* MPI_Info_free sets `hints` to MPI_INFO_NULL */
+  CHECK_MPI(MPI_Info_free(&hints));
+  CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  check_duplicate(copy, MPI_COMM_WORLD, "idup_with_info");
+  CHECK_MPI(MPI_Comm_free(&copy));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(MPI_Comm_idup_with_info(MPI_COMM_WORLD, stale, &copy, &r), &cls);
+  CHECK(cls == MPI_ERR_INFO || cls == MPI_ERR_ARG, "a freed info object gave class %d", cls);
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
@@ -160,6 +181,7 @@ int main(int argc, char** argv) {
   idups_started_in_a_chain();
   many_in_flight();
   idup_of_made_communicators();
+  idup_with_info();
   CHECK_MPI(MPI_Finalize());
   return 0;
 }
