@@ -488,6 +488,13 @@ RMPL_MPI_FN(Waitsome, (int incount, MPI_Request array_of_requests[], int* outcou
 RMPL_MPI_FN(Testsome, (int incount, MPI_Request array_of_requests[], int* outcount,
                        int array_of_indices[], MPI_Status array_of_statuses[]))
 RMPL_MPI_FN(Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
+RMPL_MPI_FN(Request_get_status_all, (int count, const MPI_Request array_of_requests[], int* flag,
+                                     MPI_Status array_of_statuses[]))
+RMPL_MPI_FN(Request_get_status_any, (int count, const MPI_Request array_of_requests[], int* index,
+                                     int* flag, MPI_Status* status))
+RMPL_MPI_FN(Request_get_status_some,
+            (int incount, const MPI_Request array_of_requests[], int* outcount,
+             int array_of_indices[], MPI_Status array_of_statuses[]))
 RMPL_MPI_FN(Cancel, (MPI_Request * request))
 RMPL_MPI_FN(Request_free, (MPI_Request * request))
 
@@ -853,6 +860,10 @@ RMPL_MPI_FN(Neighbor_alltoallw_init,
              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
              MPI_Request* request))
+
+/* Memory the job's peers can reach directly (src/mpi/memory.cpp) */
+RMPL_MPI_FN(Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))
+RMPL_MPI_FN(Free_mem, (void* base))
 
 /* Info objects (src/mpi/info.cpp) */
 RMPL_MPI_FN(Info_create, (MPI_Info * info))

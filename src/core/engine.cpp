@@ -1104,6 +1104,7 @@ request* engine::start_activity(std::unique_ptr<activity> work) {
   r->work = std::move(work);
   r->st = state::in_flight;
   if (r->work->advance()) {
+    r->result = r->work->result();
     r->st = state::complete;
   } else {
     activities_.push_back(r);
@@ -1117,6 +1118,7 @@ bool engine::advance_activities() {
   bool ended = false;
   for (request*& r : activities_) {
     if (r->work->advance()) {
+      r->result = r->work->result();  // readable before the request is finished
       r->st = state::complete;
       r = nullptr;
       ended = true;

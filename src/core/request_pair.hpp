@@ -19,7 +19,15 @@ class request_pair final : public activity {
   request_pair& operator=(const request_pair&) = delete;
 
   bool advance() override {
-    return (send_ == nullptr || send_->done()) && (recv_ == nullptr || recv_->done());
+    if (send_ != nullptr && !send_->done()) return false;
+    if (recv_ == nullptr) return true;
+    if (!recv_->done()) return false;
+    // Both done: the receive's status, as its finish will give it (MPI_Request_get_status reads
+    // it before the request is finished).
+    result_ = recv_->result;
+    if (recv_->source_ranks && result_.source >= 0)
+      result_.source = (*recv_->source_ranks)[static_cast<std::size_t>(result_.source)];
+    return true;
   }
   /// Takes both results (the engine frees both requests); rethrows the first failure.
   void rethrow_failure() override {

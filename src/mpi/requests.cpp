@@ -433,38 +433,142 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   });
 }
 
+namespace {
+/// Whether the operation of `request` has completed, without consuming it (a null or inactive
+/// request counts as complete); `active` (if given) says whether it was neither.
+bool completed(MPI_Request request, bool* active = nullptr) {
+  const rmpl_mpi_request* r = live(request);
+  const bool is_active = r != nullptr && !(r->persistent && !r->active);
+  if (active) *active = is_active;
+  return !is_active || complete(*r);
+}
+
+/// The status of completed request `request` (into `status` unless ignored), without consuming
+/// it: what MPI_Request_get_status and its MPI-4.1 array forms report. A generalized request's
+/// query_fn runs even for an ignored status (MPI-3.1 12.2).
+void peek(MPI_Request request, MPI_Status* status) {
+  rmpl_mpi_request* r = live(request);
+  if (r == nullptr || (r->persistent && !r->active)) {
+    empty_status(status);
+    return;
+  }
+  if (r->generalized) {
+    MPI_Status s{};
+    const int code = query(*r, s);
+    store_status(s, status);
+    callback_result(code, "query_fn");
+    return;
+  }
+  if (status == MPI_STATUS_IGNORE) return;
+  store_status(r->immediate, status);
+  if (r->id != detail::null_request) {
+    const rmpl::core::request* k = api::kernel().lookup(r->id);
+    if (k) {
+      rmpl::status result = k->result;
+      if (k->source_ranks && result.source >= 0) {
+        result.source = (*k->source_ranks)[static_cast<std::size_t>(result.source)];
+      }
+      to_mpi(result, status);
+    }
+  }
+}
+
+/// One progress pass unless every request of `rs` has completed.
+void progress_for(int n, const MPI_Request rs[]) {
+  for (int i = 0; i < n; ++i) {
+    if (!completed(rs[i])) {
+      api::kernel().progress();
+      return;
+    }
+  }
+}
+}  // namespace
+
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   return call(comm_of(request), "MPI_Request_get_status", [&]() -> int {
-    rmpl_mpi_request* r = live(request);
-    if (r == nullptr || (r->persistent && !r->active)) {
-      *flag = 1;
-      empty_status(status);
+    live(request);
+    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+    progress_for(1, &request);
+    *flag = completed(request);
+    if (*flag) {
+      peek(request, status);
+    } else {
+      api::kernel().throw_if_halted();
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Request_get_status_all(int n, const MPI_Request rs[], int* flag, MPI_Status statuses[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Request_get_status_all", [&]() -> int {
+    check_array(n, rs);
+    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+    for (int i = 0; i < n; ++i) live(rs[i]);
+    progress_for(n, rs);
+    bool all = true;
+    for (int i = 0; i < n && all; ++i) all = completed(rs[i]);
+    *flag = all;
+    if (!all) {
+      api::kernel().throw_if_halted();
       return MPI_SUCCESS;
     }
-    if (!complete(*r)) api::kernel().progress();
-    *flag = complete(*r);
-    if (!*flag) api::kernel().throw_if_halted();
-    // The status without consuming the request: only what a completed kernel request shows.
-    if (*flag && r->generalized) {
-      MPI_Status s{};
-      const int code = query(*r, s);
-      store_status(s, status);
-      callback_result(code, "query_fn");
-      return MPI_SUCCESS;
+    for (int i = 0; i < n; ++i) {
+      peek(rs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
     }
-    if (*flag && status != MPI_STATUS_IGNORE) {
-      store_status(r->immediate, status);
-      if (r->id != detail::null_request) {
-        const rmpl::core::request* k = api::kernel().lookup(r->id);
-        if (k) {
-          rmpl::status result = k->result;
-          if (k->source_ranks && result.source >= 0) {
-            result.source = (*k->source_ranks)[static_cast<std::size_t>(result.source)];
-          }
-          to_mpi(result, status);
-        }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Request_get_status_any(int n, const MPI_Request rs[], int* index, int* flag,
+                                MPI_Status* status) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Request_get_status_any", [&]() -> int {
+    check_array(n, rs);
+    if (index == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "the index or flag pointer is null");
+    for (int i = 0; i < n; ++i) live(rs[i]);
+    progress_for(n, rs);
+    bool any_active = false;
+    for (int i = 0; i < n; ++i) {
+      bool active = false;
+      if (completed(rs[i], &active) && active) {
+        peek(rs[i], status);
+        *index = i;
+        *flag = 1;
+        return MPI_SUCCESS;
       }
+      any_active = any_active || active;
     }
+    // No active request: flag set, index MPI_UNDEFINED, an empty status (as MPI_Testany).
+    *flag = !any_active;
+    *index = MPI_UNDEFINED;
+    if (!any_active) {
+      empty_status(status);
+    } else {
+      api::kernel().throw_if_halted();
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Request_get_status_some(int n, const MPI_Request rs[], int* outcount, int indices[],
+                                 MPI_Status statuses[]) {
+  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Request_get_status_some", [&]() -> int {
+    check_array(n, rs);
+    if (outcount == nullptr) fail(MPI_ERR_ARG, "the outcount pointer is null");
+    for (int i = 0; i < n; ++i) live(rs[i]);
+    progress_for(n, rs);
+    int done = 0;
+    bool any_active = false;
+    for (int i = 0; i < n; ++i) {
+      bool active = false;
+      const bool complete_now = completed(rs[i], &active);
+      any_active = any_active || active;
+      if (!active || !complete_now) continue;
+      if (indices == nullptr) fail(MPI_ERR_ARG, "the indices array is null");
+      peek(rs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done]);
+      indices[done++] = i;
+    }
+    *outcount = any_active ? done : MPI_UNDEFINED;
+    if (any_active && done == 0) api::kernel().throw_if_halted();
     return MPI_SUCCESS;
   });
 }
@@ -770,6 +874,9 @@ int PMPI_Startall(int n, MPI_Request rs[]) {
 RMPL_MPI_DEFINE(Wait)
 RMPL_MPI_DEFINE(Test)
 RMPL_MPI_DEFINE(Request_get_status)
+RMPL_MPI_DEFINE(Request_get_status_all)
+RMPL_MPI_DEFINE(Request_get_status_any)
+RMPL_MPI_DEFINE(Request_get_status_some)
 RMPL_MPI_DEFINE(Waitall)
 RMPL_MPI_DEFINE(Testall)
 RMPL_MPI_DEFINE(Waitany)

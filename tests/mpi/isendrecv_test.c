@@ -70,6 +70,17 @@ int main(int argc, char** argv) {
     for (int i = 0; i < N; ++i) CHECK(in[i] == prev * 1000 + i, "line [%d] is %d", i, in[i]);
   }
 
+  /* MPI_Request_get_status reads the receive's status before the wait takes it. */
+  CHECK_MPI(
+      MPI_Isendrecv(out, N, MPI_INT, right, 15, in, N, MPI_INT, left, 15, MPI_COMM_WORLD, &r));
+  for (int done = 0; !done;) CHECK_MPI(MPI_Request_get_status(r, &done, &st));
+  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 15, "get_status: source %d tag %d", st.MPI_SOURCE,
+        st.MPI_TAG);
+  CHECK(r != MPI_REQUEST_NULL, "MPI_Request_get_status freed the request");
+  CHECK_MPI(MPI_Wait(&r, &st));
+  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 15, "wait after get_status: source %d tag %d",
+        st.MPI_SOURCE, st.MPI_TAG);
+
   /* The replace form: the buffer goes right and comes back filled from the left. */
   int buf[N];
   for (int i = 0; i < N; ++i) buf[i] = rank * 1000 + i;
