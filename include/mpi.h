@@ -309,6 +309,41 @@ extern struct rmpl_mpi_datatype rmpl_mpi_char, rmpl_mpi_signed_char, rmpl_mpi_un
 #define MPI_C_LONG_DOUBLE_COMPLEX RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_c_long_double_complex)
 #define MPI_CXX_BOOL RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_cxx_bool)
 #define MPI_LB RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_lb)
+/* The Fortran types, usable from C (MPI-3.1 3.2.2 and 17.2.5: a Fortran default INTEGER, REAL,
+ * LOGICAL are 4 bytes, DOUBLE PRECISION 8; LOGICAL holds 0 for false), the sized ones, and the C++
+ * complex types. The optional types this platform has no C counterpart for (REAL2, REAL16,
+ * COMPLEX4, COMPLEX32, INTEGER16) are MPI_DATATYPE_NULL, as the standard allows. */
+extern struct rmpl_mpi_datatype rmpl_mpi_integer, rmpl_mpi_real, rmpl_mpi_double_precision,
+    rmpl_mpi_complex, rmpl_mpi_double_complex, rmpl_mpi_logical, rmpl_mpi_character,
+    rmpl_mpi_integer1, rmpl_mpi_integer2, rmpl_mpi_integer4, rmpl_mpi_integer8, rmpl_mpi_real4,
+    rmpl_mpi_real8, rmpl_mpi_complex8, rmpl_mpi_complex16, rmpl_mpi_cxx_float_complex,
+    rmpl_mpi_cxx_double_complex, rmpl_mpi_cxx_long_double_complex;
+#define MPI_INTEGER RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_integer)
+#define MPI_REAL RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_real)
+#define MPI_DOUBLE_PRECISION RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_double_precision)
+#define MPI_COMPLEX RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_complex)
+#define MPI_DOUBLE_COMPLEX RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_double_complex)
+#define MPI_LOGICAL RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_logical)
+#define MPI_CHARACTER RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_character)
+#define MPI_INTEGER1 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_integer1)
+#define MPI_INTEGER2 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_integer2)
+#define MPI_INTEGER4 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_integer4)
+#define MPI_INTEGER8 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_integer8)
+#define MPI_REAL4 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_real4)
+#define MPI_REAL8 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_real8)
+#define MPI_COMPLEX8 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_complex8)
+#define MPI_COMPLEX16 RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_complex16)
+#define MPI_CXX_FLOAT_COMPLEX RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX \
+  RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_cxx_long_double_complex)
+#define MPI_2INTEGER RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_2integer)
+extern struct rmpl_mpi_datatype rmpl_mpi_2integer;
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
 #define MPI_UB RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_ub)
 
 /* Operators. */
@@ -448,6 +483,8 @@ RMPL_MPI_FN(Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* m
                      MPI_Request* request))
 RMPL_MPI_FN(Buffer_attach, (void* buffer, int size))
 RMPL_MPI_FN(Buffer_detach, (void* buffer_addr, int* size))
+RMPL_MPI_FN(Buffer_flush, (void))
+RMPL_MPI_FN(Buffer_iflush, (MPI_Request * request))
 RMPL_MPI_FN(Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 RMPL_MPI_FN(Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 RMPL_MPI_FN(Get_elements_x, (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count))
@@ -545,6 +582,8 @@ RMPL_MPI_FN(Type_get_true_extent_x,
 RMPL_MPI_FN(Type_extent, (MPI_Datatype datatype, MPI_Aint* extent))   /* MPI-1 */
 RMPL_MPI_FN(Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement)) /* MPI-1 */
 RMPL_MPI_FN(Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement)) /* MPI-1 */
+RMPL_MPI_FN(Type_get_value_index,
+            (MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type))
 RMPL_MPI_FN(Type_get_envelope, (MPI_Datatype datatype, int* num_integers, int* num_addresses,
                                 int* num_datatypes, int* combiner))
 RMPL_MPI_FN(Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses,
@@ -864,6 +903,11 @@ RMPL_MPI_FN(Neighbor_alltoallw_init,
 /* Memory the job's peers can reach directly (src/mpi/memory.cpp) */
 RMPL_MPI_FN(Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))
 RMPL_MPI_FN(Free_mem, (void* base))
+
+/* The datatypes of selected Fortran kinds (src/mpi/f90_types.cpp) */
+RMPL_MPI_FN(Type_create_f90_integer, (int r, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_f90_real, (int p, int r, MPI_Datatype* newtype))
+RMPL_MPI_FN(Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype))
 
 /* Info objects (src/mpi/info.cpp) */
 RMPL_MPI_FN(Info_create, (MPI_Info * info))

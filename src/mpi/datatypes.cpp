@@ -136,6 +136,29 @@ RMPL_PREDEFINED_TYPE(rmpl_mpi_c_double_complex,
 RMPL_PREDEFINED_TYPE(rmpl_mpi_c_long_double_complex,
                      named<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX", scalar::none))
 RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_bool, named<bool>("MPI_CXX_BOOL"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_integer, named<int>("MPI_INTEGER"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_real, named<float>("MPI_REAL"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_double_precision, named<double>("MPI_DOUBLE_PRECISION"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_complex, named<std::complex<float>>("MPI_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_double_complex,
+                     named<std::complex<double>>("MPI_DOUBLE_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_logical, named<int>("MPI_LOGICAL"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_character, named<char>("MPI_CHARACTER", scalar::i8))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_integer1, named<std::int8_t>("MPI_INTEGER1"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_integer2, named<std::int16_t>("MPI_INTEGER2"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_integer4, named<std::int32_t>("MPI_INTEGER4"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_integer8, named<std::int64_t>("MPI_INTEGER8"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_real4, named<float>("MPI_REAL4"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_real8, named<double>("MPI_REAL8"))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_complex8, named<std::complex<float>>("MPI_COMPLEX8", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_complex16, named<std::complex<double>>("MPI_COMPLEX16", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_float_complex,
+                     named<std::complex<float>>("MPI_CXX_FLOAT_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_double_complex,
+                     named<std::complex<double>>("MPI_CXX_DOUBLE_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_long_double_complex,
+                     named<std::complex<long double>>("MPI_CXX_LONG_DOUBLE_COMPLEX", scalar::none))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_2integer, pair<int>("MPI_2INTEGER", scalar::vi_i32))
 RMPL_PREDEFINED_TYPE(rmpl_mpi_lb, marker("MPI_LB", true))
 RMPL_PREDEFINED_TYPE(rmpl_mpi_ub, marker("MPI_UB", false))
 
@@ -1104,6 +1127,29 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   });
 }
 
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype* pair_type) {
+  return call(nullptr, "MPI_Type_get_value_index", [&] {
+    rmpl::mpi::datatype(value_type, false);
+    rmpl::mpi::datatype(index_type, false);
+    if (pair_type == nullptr) fail(MPI_ERR_ARG, "the pair type pointer is null");
+    // MPI-4.1: the predefined value-index type of MPI_MINLOC / MPI_MAXLOC for these two, or
+    // MPI_DATATYPE_NULL when there is none (MPI_2REAL and MPI_2DOUBLE_PRECISION are not here).
+    static const struct {
+      MPI_Datatype value, index, pair;
+    } pairs[] = {
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},     {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT},       {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},     {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER}};
+    *pair_type = MPI_DATATYPE_NULL;
+    for (const auto& p : pairs) {
+      if (p.value == value_type && p.index == index_type) *pair_type = p.pair;
+    }
+    return MPI_SUCCESS;
+  });
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
                            int* num_datatypes, int* combiner) {
   return call(nullptr, "MPI_Type_get_envelope", [&] {
@@ -1256,6 +1302,7 @@ RMPL_MPI_DEFINE(Type_extent)
 RMPL_MPI_DEFINE(Type_lb)
 RMPL_MPI_DEFINE(Type_ub)
 RMPL_MPI_DEFINE(Type_get_envelope)
+RMPL_MPI_DEFINE(Type_get_value_index)
 RMPL_MPI_DEFINE(Type_get_contents)
 RMPL_MPI_DEFINE(Type_set_name)
 RMPL_MPI_DEFINE(Type_get_name)

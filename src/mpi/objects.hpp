@@ -160,6 +160,9 @@ struct rmpl_mpi_datatype {
   std::vector<int> integers;
   std::vector<MPI_Aint> addresses;
   std::vector<MPI_Datatype> types;
+  /// A type of MPI_Type_create_f90_* (f90_types.cpp): the predefined type it is a copy of, which
+  /// the operators apply to (its contents name no type).
+  const rmpl_mpi_datatype* selected_from = nullptr;
   std::string name;
   rmpl::mpi::attribute_map attributes;
 };

@@ -163,6 +163,25 @@ const std::vector<named_type>& named_types() {
       pair_of<double>(rmpl_mpi_double_int),
       pair_of<long>(rmpl_mpi_long_int),
       pair_of<int>(rmpl_mpi_2int),
+      of<int>(rmpl_mpi_integer, fortran_integer),
+      of<float>(rmpl_mpi_real, floating),
+      of<double>(rmpl_mpi_double_precision, floating),
+      of<float>(rmpl_mpi_complex, complex),
+      of<double>(rmpl_mpi_double_complex, complex),
+      of<int>(rmpl_mpi_logical, logical),
+      {&rmpl_mpi_character, none},
+      of<std::int8_t>(rmpl_mpi_integer1, fortran_integer),
+      of<std::int16_t>(rmpl_mpi_integer2, fortran_integer),
+      of<std::int32_t>(rmpl_mpi_integer4, fortran_integer),
+      of<std::int64_t>(rmpl_mpi_integer8, fortran_integer),
+      of<float>(rmpl_mpi_real4, floating),
+      of<double>(rmpl_mpi_real8, floating),
+      of<float>(rmpl_mpi_complex8, complex),
+      of<double>(rmpl_mpi_complex16, complex),
+      of<float>(rmpl_mpi_cxx_float_complex, complex),
+      of<double>(rmpl_mpi_cxx_double_complex, complex),
+      of<long double>(rmpl_mpi_cxx_long_double_complex, complex),
+      pair_of<int>(rmpl_mpi_2integer),
       pair_of<short>(rmpl_mpi_short_int),
       pair_of<long double>(rmpl_mpi_long_double_int),
   };
@@ -173,6 +192,7 @@ const std::vector<named_type>& named_types() {
 /// when it mixes several.
 const rmpl_mpi_datatype* named_base(const rmpl_mpi_datatype& t, int depth = 0) {
   if (t.combiner == MPI_COMBINER_NAMED) return &t;
+  if (t.selected_from != nullptr) return t.selected_from;
   if (depth > 64) return nullptr;  // a corrupt or cyclic description: not reducible
   const rmpl_mpi_datatype* found = nullptr;
   for (MPI_Datatype part : t.types) {

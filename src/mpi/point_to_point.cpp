@@ -434,6 +434,18 @@ MPI_Status receive_message(rmpl_mpi_message& m, void* buf, int n, MPI_Datatype t
   return s;
 }
 
+/// MPI_Buffer_iflush's work: ends once every buffered message has been delivered.
+class buffer_drain final : public core::activity {
+ public:
+  explicit buffer_drain(core::engine& e) noexcept : engine_(e) {}
+  bool advance() override { return engine_.buffered_bytes() == 0; }
+  void rethrow_failure() override {}
+  std::string describe() const override { return "flush of the buffered sends"; }
+
+ private:
+  core::engine& engine_;
+};
+
 /// The attached buffer (MPI_Buffer_attach), returned by MPI_Buffer_detach.
 void* attached = nullptr;
 int attached_size = 0;
@@ -861,6 +873,27 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   });
 }
 
+int PMPI_Buffer_flush(void) {
+  return call(nullptr, "MPI_Buffer_flush", [&]() -> int {
+    rmpl::mpi::require_initialized();
+    rmpl::core::engine& e = rmpl::api::kernel();
+    // MPI-4.1: as MPI_Buffer_detach's wait, the buffer staying attached.
+    e.wait_until([&] { return e.buffered_bytes() == 0; });
+    return MPI_SUCCESS;
+  });
+}
+
+int PMPI_Buffer_iflush(MPI_Request* request) {
+  return call(nullptr, "MPI_Buffer_iflush", [&]() -> int {
+    rmpl::mpi::require_initialized();
+    check_request_out(request);
+    rmpl::core::engine& e = rmpl::api::kernel();
+    *request = make_request(MPI_COMM_SELF, request_kind::collective,
+                            e.start_activity(std::make_unique<buffer_drain>(e))->id());
+    return MPI_SUCCESS;
+  });
+}
+
 // ---------------------------------------------------------------- statuses
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* n) {
@@ -1008,6 +1041,8 @@ RMPL_MPI_DEFINE(Mrecv)
 RMPL_MPI_DEFINE(Imrecv)
 RMPL_MPI_DEFINE(Buffer_attach)
 RMPL_MPI_DEFINE(Buffer_detach)
+RMPL_MPI_DEFINE(Buffer_flush)
+RMPL_MPI_DEFINE(Buffer_iflush)
 RMPL_MPI_DEFINE(Get_count)
 RMPL_MPI_DEFINE(Get_elements)
 RMPL_MPI_DEFINE(Get_elements_x)
