@@ -900,6 +900,16 @@ RMPL_MPI_FN(Neighbor_alltoallw_init,
              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
              MPI_Request* request))
 
+/* Partitioned point-to-point (MPI-4.0; src/mpi/partitioned.cpp) */
+RMPL_MPI_FN(Psend_init, (const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Precv_init, (void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+RMPL_MPI_FN(Pready, (int partition, MPI_Request request))
+RMPL_MPI_FN(Pready_range, (int partition_low, int partition_high, MPI_Request request))
+RMPL_MPI_FN(Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+RMPL_MPI_FN(Parrived, (MPI_Request request, int partition, int* flag))
+
 /* Memory the job's peers can reach directly (src/mpi/memory.cpp) */
 RMPL_MPI_FN(Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))
 RMPL_MPI_FN(Free_mem, (void* base))

@@ -207,6 +207,10 @@ struct grequest {
 };
 }  // namespace rmpl::mpi
 
+namespace rmpl::mpi {
+struct partitioned;
+}
+
 struct rmpl_mpi_request {
   rmpl::mpi::magic tag = rmpl::mpi::magic::request;
   rmpl::mpi::request_kind kind = rmpl::mpi::request_kind::send;
@@ -228,6 +232,8 @@ struct rmpl_mpi_request {
   bool orphaned = false;
   /// A generalized request (kind generalized, no kernel request): its callbacks and state.
   std::unique_ptr<rmpl::mpi::grequest> generalized;
+  /// A partitioned send or receive (partitioned.cpp): its partitions and their state.
+  std::shared_ptr<rmpl::mpi::partitioned> partitions;
 };
 
 /// A message taken by MPI_Mprobe / MPI_Improbe: received at once into `data` (so no other receive

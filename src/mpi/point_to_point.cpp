@@ -15,6 +15,7 @@
 #include "core/request_pair.hpp"
 #include "mpi/call.hpp"
 #include "mpi/datatypes.hpp"
+#include "mpi/point_to_point.hpp"
 #include "mpi/pool.hpp"
 #include "mpi/requests.hpp"
 
@@ -550,6 +551,14 @@ inline int recv_direct(void* buf, int n, MPI_Datatype type, int source, int tag,
 }
 
 }  // namespace
+
+MPI_Request send_request(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  return start_send(buf, n, type, dest, tag, c, send_mode::standard);
+}
+MPI_Request recv_request(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
+  return start_recv(buf, n, type, source, tag, c);
+}
+
 }  // namespace rmpl::mpi
 
 using namespace rmpl::mpi;

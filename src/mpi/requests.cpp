@@ -362,6 +362,13 @@ std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t) {
   return kept;
 }
 
+rmpl_mpi_request* live_request(MPI_Request r) {
+  return live(r);
+}
+MPI_Comm request_comm(MPI_Request r) noexcept {
+  return comm_of(r);
+}
+
 MPI_Request persistent_request(MPI_Comm c, request_kind kind,
                                std::function<detail::request_id(rmpl_mpi_request&)> start) {
   rmpl_mpi_request* r = requests().make();
