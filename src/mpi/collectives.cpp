@@ -1358,13 +1358,7 @@ MPI_Request collective_init(MPI_Comm c, MPI_Info info, Start start) {
   return persistent_request(c, request_kind::collective, [start](rmpl_mpi_request& self) {
     MPI_Request started = MPI_REQUEST_NULL;
     start(&started);
-    const detail::request_id id = started->id;
-    self.on_complete = std::move(started->on_complete);
-    self.staging = std::move(started->staging);
-    self.immediate = started->immediate;
-    started->id = detail::null_request;
-    PMPI_Request_free(&started);
-    return id;
+    return take_over(self, started);
   });
 }
 

@@ -155,13 +155,7 @@ int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype dat
     std::shared_ptr<partitioned> p =
         make_state(false, buf, partitions, count, datatype, source, tag, c, info, request);
     MPI_Request r = persistent_request(c, request_kind::recv, [p](rmpl_mpi_request& self) {
-      MPI_Request inner = recv_request(p->buf, p->elements, p->type, p->peer, p->tag, p->comm);
-      const detail::request_id id = inner->id;
-      self.on_complete = std::move(inner->on_complete);
-      self.immediate = inner->immediate;
-      inner->id = detail::null_request;
-      PMPI_Request_free(&inner);
-      return id;
+      return take_over(self, recv_request(p->buf, p->elements, p->type, p->peer, p->tag, p->comm));
     });
     r->partitions = std::move(p);
     *request = r;

@@ -298,12 +298,7 @@ MPI_Request send_init(const void* buf, int n, MPI_Datatype type, int dest, int t
   std::shared_ptr<rmpl_mpi_datatype> kept = keep_type(datatype(type));
   count(n);
   return persistent_request(c, request_kind::send, [=](rmpl_mpi_request& self) {
-    MPI_Request started = start_send(buf, n, kept ? kept.get() : type, dest, tag, c, mode);
-    const detail::request_id id = started->id;
-    self.staging = std::move(started->staging);
-    started->id = detail::null_request;
-    PMPI_Request_free(&started);
-    return id;
+    return take_over(self, start_send(buf, n, kept ? kept.get() : type, dest, tag, c, mode));
   });
 }
 
@@ -312,12 +307,7 @@ MPI_Request recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, 
   std::shared_ptr<rmpl_mpi_datatype> kept = keep_type(datatype(type));
   count(n);
   return persistent_request(c, request_kind::recv, [=](rmpl_mpi_request& self) {
-    MPI_Request started = start_recv(buf, n, kept ? kept.get() : type, source, tag, c);
-    const detail::request_id id = started->id;
-    self.on_complete = std::move(started->on_complete);
-    started->id = detail::null_request;
-    PMPI_Request_free(&started);
-    return id;
+    return take_over(self, start_recv(buf, n, kept ? kept.get() : type, source, tag, c));
   });
 }
 

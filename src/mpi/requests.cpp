@@ -362,6 +362,16 @@ std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t) {
   return kept;
 }
 
+detail::request_id take_over(rmpl_mpi_request& self, MPI_Request started) {
+  const detail::request_id id = started->id;
+  self.on_complete = std::move(started->on_complete);
+  self.staging = std::move(started->staging);
+  self.immediate = started->immediate;
+  started->id = detail::null_request;  // now `self`'s
+  PMPI_Request_free(&started);
+  return id;
+}
+
 rmpl_mpi_request* live_request(MPI_Request r) {
   return live(r);
 }

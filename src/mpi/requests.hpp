@@ -26,6 +26,9 @@ MPI_Request persistent_request(MPI_Comm comm, request_kind kind,
 /// A derived datatype's own copy for a persistent request (null for a predefined one), which
 /// the program may free while the request lives.
 std::shared_ptr<rmpl_mpi_datatype> keep_type(const rmpl_mpi_datatype& t);
+/// What a persistent request's MPI_Start takes over from the request `started` it made: its
+/// completion, staging and immediate status; returns its kernel request. `started` is freed.
+detail::request_id take_over(rmpl_mpi_request& self, MPI_Request started);
 /// The request a handle names (null for MPI_REQUEST_NULL), or an error naming what it is instead.
 rmpl_mpi_request* live_request(MPI_Request r);
 /// The communicator whose error handler reports a failure of request `r` (null if none).
