@@ -255,10 +255,8 @@ void operation::look_for_disagreement(const stall_position& at, const agreement&
     if (everyone_left_) {
       fail_stalled(errc::invalid_argument,
                    fmt::format("{} on rank {}: the ranks' calls or counts disagree: every other "
-                               "member has left this call (it failed it, or went on to a later "
-                               "call of the communicator, its free or finalize) without providing "
-                               "what this rank waits for",
-                               describe(), c.rank));
+                               "member {} without providing what this rank waits for",
+                               describe(), c.rank, left_call));
     }
     everyone_left_ = true;
   }

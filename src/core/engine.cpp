@@ -1103,13 +1103,15 @@ request* engine::start_activity(std::unique_ptr<activity> work) {
   r->kind = op::collective;
   r->work = std::move(work);
   r->st = state::in_flight;
-  if (r->work->advance()) {
-    r->result = r->work->result();
-    r->st = state::complete;
-  } else {
-    activities_.push_back(r);
-  }
+  if (!advance_activity(r)) activities_.push_back(r);
   return r;
+}
+
+bool engine::advance_activity(request* r) {
+  if (!r->work->advance()) return false;
+  r->result = r->work->result();  // readable before the request is finished
+  r->st = state::complete;
+  return true;
 }
 
 bool engine::advance_activities() {
@@ -1117,9 +1119,7 @@ bool engine::advance_activities() {
   // list does not change under this loop.
   bool ended = false;
   for (request*& r : activities_) {
-    if (r->work->advance()) {
-      r->result = r->work->result();  // readable before the request is finished
-      r->st = state::complete;
+    if (advance_activity(r)) {
       r = nullptr;
       ended = true;
     }

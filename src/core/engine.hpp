@@ -511,6 +511,8 @@ class engine {
   // receiving
   bool drain(int source);
   bool advance_activities();
+  /// Advances activity request `r` once; completes it (its result taken) when the work ended.
+  bool advance_activity(request* r);
   void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
   /// The cell at the head of `ch`, the ring from `source`: the cells it took (a long inline
   /// message takes several), or 0 if it must stay there for now.
