@@ -143,7 +143,10 @@ void operation::stalled() {
   const stall_position at = stall_position::of(*comm_);
   // A nonblocking collective of the communicator still in flight here may still send: this
   // rank's note must not say it is past that call (its answers say so neither).
-  if (finished_position(engine_, *comm_).tags != at.tags) return;
+  if (const stall_position done = finished_position(engine_, *comm_);
+      done.tags != at.tags || done.shorts != at.shorts) {
+    return;
+  }
   look_for_disagreement(at, *signature_);
 }
 
@@ -168,12 +171,16 @@ bool operation::advance() {
 
 stall_position finished_position(const core::engine& e, const core::communicator& c) noexcept {
   stall_position at = stall_position::of(c);
+  bool found = false;
   e.for_each_activity([&](const core::activity& a) {
     const auto* op = dynamic_cast<const operation*>(&a);
     const stall_position* launched = op != nullptr ? op->launch_position() : nullptr;
-    // Oldest first: the first one of the communicator is its oldest in flight.
-    if (launched != nullptr && launched->context == at.context && launched->tags < at.tags) {
+    // Oldest first: the first one of the communicator is its oldest in flight. Its whole launch
+    // position counts: short calls made since (a short barrier takes no tag) put this rank no
+    // further than it.
+    if (!found && launched != nullptr && launched->context == at.context) {
       at = *launched;
+      found = true;
     }
   });
   return at;
