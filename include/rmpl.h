@@ -81,6 +81,8 @@ int rmpl_wait_all(rmpl_handle* handles, size_t count);
 
 /* Element types of the built-in reduction operators. RMPL_FLOAT_INT and friends are
  * {value; int index} pairs for RMPL_MINLOC / RMPL_MAXLOC. */
+/* The enumerators in rows (clang-format would put one a line). */
+/* clang-format off */
 typedef enum rmpl_type {
   RMPL_TYPE_NONE = 0,
   RMPL_INT8, RMPL_INT16, RMPL_INT32, RMPL_INT64,
@@ -96,6 +98,7 @@ enum {
   RMPL_SUM = 1, RMPL_PROD, RMPL_MIN, RMPL_MAX, RMPL_LAND, RMPL_LOR, RMPL_LXOR, RMPL_BAND,
   RMPL_BOR, RMPL_BXOR, RMPL_MINLOC, RMPL_MAXLOC
 };
+/* clang-format on */
 
 /* A user reduction (as ACLMPL allowed): inout[i] = in[i] op inout[i] for i < count, where `in`
  * holds the operand of the lower ranks. It must be associative; a non-commutative one is applied
@@ -144,8 +147,8 @@ int rmpl_iscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op 
                rmpl_handle* handle);
 int rmpl_iexscan(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
                  rmpl_handle* handle);
-int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type,
-                               rmpl_op op, rmpl_handle* handle);
+int rmpl_ireduce_scatter_block(const void* in, void* out, size_t count, rmpl_type type, rmpl_op op,
+                               rmpl_handle* handle);
 int rmpl_ireduce_scatter(const void* in, void* out, const size_t* counts, rmpl_type type,
                          rmpl_op op, rmpl_handle* handle);
 int rmpl_igather(const void* in, size_t bytes, void* out, int root, rmpl_handle* handle);
@@ -158,9 +161,8 @@ int rmpl_iallgather(const void* in, size_t bytes, void* out, rmpl_handle* handle
 int rmpl_iallgatherv(const void* in, size_t bytes, void* out, const size_t* counts,
                      const size_t* displs, rmpl_handle* handle);
 int rmpl_ialltoall(const void* in, void* out, size_t block_bytes, rmpl_handle* handle);
-int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs,
-                    void* out, const size_t* recv_counts, const size_t* recv_displs,
-                    rmpl_handle* handle);
+int rmpl_ialltoallv(const void* in, const size_t* send_counts, const size_t* send_displs, void* out,
+                    const size_t* recv_counts, const size_t* recv_displs, rmpl_handle* handle);
 
 /* ---- Errors ----
  * Every call checks its arguments (ranks and roots against the job's size, tags against

@@ -1,8 +1,8 @@
 // Reduction operators for reduce, allreduce, scan, exscan and reduce_scatter.
 //
 // Built-in operators run vectorised loops inside the library: rmpl::ops::sum, product, min, max,
-// logical_and/or/xor on every arithmetic type, bit_and/or/xor on integers and bool, and minloc/maxloc on
-// rmpl::value_index<T>. The standard function objects std::plus, std::multiplies,
+// logical_and/or/xor on every arithmetic type, bit_and/or/xor on integers and bool, and
+// minloc/maxloc on rmpl::value_index<T>. The standard function objects std::plus, std::multiplies,
 // std::logical_and, std::logical_or, std::bit_and, std::bit_or and std::bit_xor (typed or <>) mean
 // the same built-ins.
 //
@@ -96,6 +96,8 @@ enum class scalar : std::uint8_t {
   vi_f80,
 };
 
+// One type and its tag a line (clang-format would split each).
+// clang-format off
 template <class T>
 constexpr scalar scalar_of() {
   using U = std::remove_cv_t<T>;
@@ -124,6 +126,7 @@ constexpr scalar scalar_of() {
   else if constexpr (std::is_same_v<U, value_index<long double>>) return scalar::vi_f80;
   else return scalar::none;
 }
+// clang-format on
 
 template <class T>
 constexpr bool is_value_index = false;
@@ -150,10 +153,10 @@ template <class O>
 constexpr builtin_op builtin_of_std() {
   return builtin_op::none;
 }
-#define RMPL_STD_BUILTIN(fn, code)                                  \
-  template <>                                                       \
-  constexpr builtin_op builtin_of_std<std::fn<>>() {                \
-    return builtin_op::code;                                        \
+#define RMPL_STD_BUILTIN(fn, code)                   \
+  template <>                                        \
+  constexpr builtin_op builtin_of_std<std::fn<>>() { \
+    return builtin_op::code;                         \
   }
 RMPL_STD_BUILTIN(plus, sum)
 RMPL_STD_BUILTIN(multiplies, product)
@@ -167,21 +170,33 @@ RMPL_STD_BUILTIN(bit_xor, bit_xor)
 template <class Op>
 constexpr builtin_op builtin_of() {
   using O = std::remove_cvref_t<Op>;
-  if constexpr (std::is_same_v<O, ops::sum>) return builtin_op::sum;
-  else if constexpr (std::is_same_v<O, ops::product>) return builtin_op::product;
-  else if constexpr (std::is_same_v<O, ops::min>) return builtin_op::min;
-  else if constexpr (std::is_same_v<O, ops::max>) return builtin_op::max;
-  else if constexpr (std::is_same_v<O, ops::logical_and>) return builtin_op::logical_and;
-  else if constexpr (std::is_same_v<O, ops::logical_or>) return builtin_op::logical_or;
-  else if constexpr (std::is_same_v<O, ops::logical_xor>) return builtin_op::logical_xor;
-  else if constexpr (std::is_same_v<O, ops::bit_and>) return builtin_op::bit_and;
-  else if constexpr (std::is_same_v<O, ops::bit_or>) return builtin_op::bit_or;
-  else if constexpr (std::is_same_v<O, ops::bit_xor>) return builtin_op::bit_xor;
-  else if constexpr (std::is_same_v<O, ops::minloc>) return builtin_op::minloc;
-  else if constexpr (std::is_same_v<O, ops::maxloc>) return builtin_op::maxloc;
-  else return builtin_of_std<O>();
+  if constexpr (std::is_same_v<O, ops::sum>)
+    return builtin_op::sum;
+  else if constexpr (std::is_same_v<O, ops::product>)
+    return builtin_op::product;
+  else if constexpr (std::is_same_v<O, ops::min>)
+    return builtin_op::min;
+  else if constexpr (std::is_same_v<O, ops::max>)
+    return builtin_op::max;
+  else if constexpr (std::is_same_v<O, ops::logical_and>)
+    return builtin_op::logical_and;
+  else if constexpr (std::is_same_v<O, ops::logical_or>)
+    return builtin_op::logical_or;
+  else if constexpr (std::is_same_v<O, ops::logical_xor>)
+    return builtin_op::logical_xor;
+  else if constexpr (std::is_same_v<O, ops::bit_and>)
+    return builtin_op::bit_and;
+  else if constexpr (std::is_same_v<O, ops::bit_or>)
+    return builtin_op::bit_or;
+  else if constexpr (std::is_same_v<O, ops::bit_xor>)
+    return builtin_op::bit_xor;
+  else if constexpr (std::is_same_v<O, ops::minloc>)
+    return builtin_op::minloc;
+  else if constexpr (std::is_same_v<O, ops::maxloc>)
+    return builtin_op::maxloc;
+  else
+    return builtin_of_std<O>();
 }
-
 
 /// std::plus<T> and friends name the same built-ins as std::plus<>.
 template <class O>

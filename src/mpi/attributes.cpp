@@ -308,129 +308,95 @@ int rmpl_mpi_type_null_delete_fn(MPI_Datatype, int, void*, void*) {
 
 }  // extern "C"
 
+namespace rmpl::mpi::impl {
+namespace {
+
 // ---------------------------------------------------------------- communicators
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* erase,
-                            int* key, void* extra_state) {
-  return call(nullptr, "MPI_Comm_create_keyval", [&] {
-    require_initialized();
-    return create_keyval(true, copy, erase, key, extra_state);
-  });
+int Comm_create_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* erase,
+                       int* key, void* extra_state) {
+  require_initialized();
+  return create_keyval(true, copy, erase, key, extra_state);
 }
-int PMPI_Comm_free_keyval(int* key) {
-  return call(nullptr, "MPI_Comm_free_keyval", [&] {
-    require_initialized();
-    return free_keyval(true, key);
-  });
+int Comm_free_keyval(int* key) {
+  require_initialized();
+  return free_keyval(true, key);
 }
-int PMPI_Comm_set_attr(MPI_Comm c, int key, void* value) {
-  return call(c, "MPI_Comm_set_attr", [&] {
-    comm(c);
-    set(c, key, value);
-    return MPI_SUCCESS;
-  });
+int Comm_set_attr(MPI_Comm c, int key, void* value) {
+  comm(c);
+  set(c, key, value);
+  return MPI_SUCCESS;
 }
-int PMPI_Comm_get_attr(MPI_Comm c, int key, void* attribute_val, int* flag) {
+int Comm_get_attr(MPI_Comm c, int key, void* attribute_val, int* flag) {
   return call(c, "MPI_Comm_get_attr", [&] { return get_comm_attr(c, key, attribute_val, flag); });
 }
-int PMPI_Comm_delete_attr(MPI_Comm c, int key) {
-  return call(c, "MPI_Comm_delete_attr", [&] {
-    comm(c);
-    usable(key, true);
-    remove(c, key);
-    return MPI_SUCCESS;
-  });
+int Comm_delete_attr(MPI_Comm c, int key) {
+  comm(c);
+  usable(key, true);
+  remove(c, key);
+  return MPI_SUCCESS;
 }
 
 // The MPI-1 names of the same operations.
-int PMPI_Keyval_create(MPI_Copy_function* copy, MPI_Delete_function* erase, int* key,
-                       void* extra_state) {
-  return call(nullptr, "MPI_Keyval_create", [&] {
-    require_initialized();
-    return create_keyval(true, copy, erase, key, extra_state);
-  });
+int Keyval_create(MPI_Copy_function* copy, MPI_Delete_function* erase, int* key,
+                  void* extra_state) {
+  require_initialized();
+  return create_keyval(true, copy, erase, key, extra_state);
 }
-int PMPI_Keyval_free(int* key) {
-  return call(nullptr, "MPI_Keyval_free", [&] {
-    require_initialized();
-    return free_keyval(true, key);
-  });
+int Keyval_free(int* key) {
+  require_initialized();
+  return free_keyval(true, key);
 }
-int PMPI_Attr_put(MPI_Comm c, int key, void* value) {
-  return call(c, "MPI_Attr_put", [&] {
-    comm(c);
-    set(c, key, value);
-    return MPI_SUCCESS;
-  });
+int Attr_put(MPI_Comm c, int key, void* value) {
+  comm(c);
+  set(c, key, value);
+  return MPI_SUCCESS;
 }
-int PMPI_Attr_get(MPI_Comm c, int key, void* attribute_val, int* flag) {
+int Attr_get(MPI_Comm c, int key, void* attribute_val, int* flag) {
   return call(c, "MPI_Attr_get", [&] { return get_comm_attr(c, key, attribute_val, flag); });
 }
-int PMPI_Attr_delete(MPI_Comm c, int key) {
-  return call(c, "MPI_Attr_delete", [&] {
-    comm(c);
-    usable(key, true);
-    remove(c, key);
-    return MPI_SUCCESS;
-  });
+int Attr_delete(MPI_Comm c, int key) {
+  comm(c);
+  usable(key, true);
+  remove(c, key);
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- datatypes
 
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy, MPI_Type_delete_attr_function* erase,
-                            int* key, void* extra_state) {
-  return call(nullptr, "MPI_Type_create_keyval", [&] {
-    require_initialized();
-    return create_keyval(false, copy, erase, key, extra_state);
-  });
+int Type_create_keyval(MPI_Type_copy_attr_function* copy, MPI_Type_delete_attr_function* erase,
+                       int* key, void* extra_state) {
+  require_initialized();
+  return create_keyval(false, copy, erase, key, extra_state);
 }
-int PMPI_Type_free_keyval(int* key) {
-  return call(nullptr, "MPI_Type_free_keyval", [&] {
-    require_initialized();
-    return free_keyval(false, key);
-  });
+int Type_free_keyval(int* key) {
+  require_initialized();
+  return free_keyval(false, key);
 }
-int PMPI_Type_set_attr(MPI_Datatype t, int key, void* value) {
-  return call(nullptr, "MPI_Type_set_attr", [&] {
-    datatype(t, false);
-    set(t, key, value);
-    return MPI_SUCCESS;
-  });
+int Type_set_attr(MPI_Datatype t, int key, void* value) {
+  datatype(t, false);
+  set(t, key, value);
+  return MPI_SUCCESS;
 }
-int PMPI_Type_get_attr(MPI_Datatype t, int key, void* attribute_val, int* flag) {
-  return call(nullptr, "MPI_Type_get_attr", [&] {
-    datatype(t, false);
-    if (attribute_val == nullptr || flag == nullptr) {
-      fail(MPI_ERR_ARG, "the attribute_val or flag pointer is null");
-    }
-    usable(key, false);
-    auto it = find(t->attributes, key);
-    *flag = it != t->attributes.end();
-    if (*flag) *static_cast<void**>(attribute_val) = it->second;
-    return MPI_SUCCESS;
-  });
+int Type_get_attr(MPI_Datatype t, int key, void* attribute_val, int* flag) {
+  datatype(t, false);
+  if (attribute_val == nullptr || flag == nullptr) {
+    fail(MPI_ERR_ARG, "the attribute_val or flag pointer is null");
+  }
+  usable(key, false);
+  auto it = find(t->attributes, key);
+  *flag = it != t->attributes.end();
+  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  return MPI_SUCCESS;
 }
-int PMPI_Type_delete_attr(MPI_Datatype t, int key) {
-  return call(nullptr, "MPI_Type_delete_attr", [&] {
-    datatype(t, false);
-    usable(key, false);
-    remove(t, key);
-    return MPI_SUCCESS;
-  });
+int Type_delete_attr(MPI_Datatype t, int key) {
+  datatype(t, false);
+  usable(key, false);
+  remove(t, key);
+  return MPI_SUCCESS;
 }
 
-RMPL_MPI_DEFINE(Comm_create_keyval)
-RMPL_MPI_DEFINE(Comm_free_keyval)
-RMPL_MPI_DEFINE(Comm_set_attr)
-RMPL_MPI_DEFINE(Comm_get_attr)
-RMPL_MPI_DEFINE(Comm_delete_attr)
-RMPL_MPI_DEFINE(Keyval_create)
-RMPL_MPI_DEFINE(Keyval_free)
-RMPL_MPI_DEFINE(Attr_put)
-RMPL_MPI_DEFINE(Attr_get)
-RMPL_MPI_DEFINE(Attr_delete)
-RMPL_MPI_DEFINE(Type_create_keyval)
-RMPL_MPI_DEFINE(Type_free_keyval)
-RMPL_MPI_DEFINE(Type_set_attr)
-RMPL_MPI_DEFINE(Type_get_attr)
-RMPL_MPI_DEFINE(Type_delete_attr)
+}  // namespace
+}  // namespace rmpl::mpi::impl
+
+#include "mpi/bindings/attributes.inc"  // the MPI_ and PMPI_ functions (generated)

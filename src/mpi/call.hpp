@@ -1,9 +1,13 @@
-// What every MPI function of the layer is made of:
+// What every MPI function of the layer is made of. src/mpi/bindings/functions.spec declares it;
+// its file (src/mpi/<file>.cpp) implements it as rmpl::mpi::impl::X, which returns MPI_SUCCESS or
+// throws; the generated tail of that file (bindings/generate.py) defines
 //
-//   RMPL_MPI_DEFINE(Send)   // after the definition of PMPI_Send: MPI_Send as its weak alias
-//   int PMPI_Send(...) {
-//     return mpi::call(comm, "MPI_Send", [&] { ...; return MPI_SUCCESS; });
+//   extern "C" int PMPI_Send(...) {
+//     return rmpl::mpi::call(comm, "MPI_Send", [&] { return rmpl::mpi::impl::Send(...); });
 //   }
+//
+// and MPI_Send as its weak alias (the profiling interface: a tool's own MPI_Send replaces it and
+// reaches the library through PMPI_Send).
 //
 // call() turns a failure (rmpl::error from the kernel, mpi::error from the layer's own checks)
 // into an MPI error class, keeps its text for MPI_Error_string, and hands it to the error handler
@@ -195,8 +199,3 @@ inline void proc_null_status(MPI_Status* out) noexcept {
 }
 
 }  // namespace rmpl::mpi
-
-/// Defines MPI_<name> as a weak alias of PMPI_<name> (the profiling interface: a tool's own
-/// MPI_<name> replaces it and reaches the library through PMPI_<name>).
-#define RMPL_MPI_DEFINE(name) \
-  extern "C" decltype(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name)));

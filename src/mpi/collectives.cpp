@@ -1367,838 +1367,623 @@ MPI_Request collective_init(MPI_Comm c, MPI_Info info, Start start) {
 
 using namespace rmpl::mpi;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Barrier(MPI_Comm comm) {
-  return call(comm, "MPI_Barrier", [&] {
-    if (!barrier_fast(comm)) barrier(comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Barrier(MPI_Comm comm) {
+  if (!barrier_fast(comm)) barrier(comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Ibarrier", [&] {
-    check_request(request);
-    barrier(comm, request);
-    return MPI_SUCCESS;
-  });
+int Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  barrier(comm, request);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return call(comm, "MPI_Bcast", [&] {
-    if (!bcast_fast(buffer, count, datatype, root, comm)) {
-      bcast(buffer, count, datatype, root, comm, nullptr);
-    }
-    return MPI_SUCCESS;
-  });
+int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (!bcast_fast(buffer, count, datatype, root, comm)) {
+    bcast(buffer, count, datatype, root, comm, nullptr);
+  }
+  return MPI_SUCCESS;
 }
-int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request* request) {
-  return call(comm, "MPI_Ibcast", [&] {
-    check_request(request);
-    bcast(buffer, count, datatype, root, comm, request);
-    return MPI_SUCCESS;
-  });
+int Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+           MPI_Request* request) {
+  check_request(request);
+  bcast(buffer, count, datatype, root, comm, request);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm) {
-  return call(comm, "MPI_Reduce", [&] {
-    if (!reduce_fast(sendbuf, recvbuf, count, datatype, op, root, comm)) {
-      reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
-    }
-    return MPI_SUCCESS;
-  });
+int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           int root, MPI_Comm comm) {
+  if (!reduce_fast(sendbuf, recvbuf, count, datatype, op, root, comm)) {
+    reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+  }
+  return MPI_SUCCESS;
 }
-int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Ireduce", [&] {
-    check_request(request);
-    reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return MPI_SUCCESS;
-  });
+int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm) {
-  return call(comm, "MPI_Allreduce", [&] {
-    if (!allreduce_fast(sendbuf, recvbuf, count, datatype, op, comm)) {
-      all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
-    }
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Iallreduce", [&] {
-    check_request(request);
-    all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op) {
-  return call(nullptr, "MPI_Reduce_local", [&] {
-    not_in_place(inbuf, "input buffer");
-    not_in_place(inoutbuf, "input/output buffer");
-    reduction_plan p = reduction_args(inbuf, inoutbuf, count, datatype, op);
-    const rmpl_mpi_datatype& t = *datatype;
-    buffer(inoutbuf, count, t, "input/output buffer");
-    staging s;
-    bytes_in in = reduce_input(s, p, inbuf, count, t);
-    bytes_out inout = reduce_output(s, p, inoutbuf, count, t, true);
-    if (!in.empty())
-      rmpl::coll::combine(p.kernel, in.data(), inout.data(), in.size() / p.kernel.element);
-    s.finish();
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm) {
-  return call(comm, "MPI_Scan", [&] {
-    all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+  if (!allreduce_fast(sendbuf, recvbuf, count, datatype, op, comm)) {
+    all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+  }
+  return MPI_SUCCESS;
 }
-int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Iscan", [&] {
-    check_request(request);
-    all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, request);
-    return MPI_SUCCESS;
-  });
+  check_request(request);
+  all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm) {
-  return call(comm, "MPI_Exscan", [&] {
-    all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Iexscan", [&] {
-    check_request(request);
-    all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return call(comm, "MPI_Reduce_scatter", [&] {
-    reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Ireduce_scatter", [&] {
-    check_request(request);
-    reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    return MPI_SUCCESS;
-  });
+int Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  not_in_place(inbuf, "input buffer");
+  not_in_place(inoutbuf, "input/output buffer");
+  reduction_plan p = reduction_args(inbuf, inoutbuf, count, datatype, op);
+  const rmpl_mpi_datatype& t = *datatype;
+  buffer(inoutbuf, count, t, "input/output buffer");
+  staging s;
+  bytes_in in = reduce_input(s, p, inbuf, count, t);
+  bytes_out inout = reduce_output(s, p, inoutbuf, count, t, true);
+  if (!in.empty())
+    rmpl::coll::combine(p.kernel, in.data(), inout.data(), in.size() / p.kernel.element);
+  s.finish();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return call(comm, "MPI_Reduce_scatter_block", [&] {
-    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+         MPI_Comm comm) {
+  all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                               MPI_Request* request) {
-  return call(comm, "MPI_Ireduce_scatter_block", [&] {
-    check_request(request);
-    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return MPI_SUCCESS;
-  });
+int Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+          MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, request);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return call(comm, "MPI_Gather", [&] {
-    gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+           MPI_Comm comm) {
+  all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request* request) {
-  return call(comm, "MPI_Igather", [&] {
-    check_request(request);
-    gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return MPI_SUCCESS;
-  });
+int Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, request);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm) {
-  return call(comm, "MPI_Gatherv", [&] {
-    gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+int Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr);
+  return MPI_SUCCESS;
+}
+int Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm) {
+  reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr);
+  return MPI_SUCCESS;
+}
+int Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+  return MPI_SUCCESS;
+}
+int Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+            MPI_Comm comm) {
+  gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, nullptr);
+  return MPI_SUCCESS;
+}
+int Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+  return MPI_SUCCESS;
+}
+int Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+           nullptr);
+  return MPI_SUCCESS;
+}
+int Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+              MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+           request);
+  return MPI_SUCCESS;
+}
+
+int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!exchange_fast(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
+    allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+  }
+  return MPI_SUCCESS;
+}
+int Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+  return MPI_SUCCESS;
+}
+int Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                MPI_Request* request) {
+  check_request(request);
+  allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!exchange_fast(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
+    alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+  }
+  return MPI_SUCCESS;
+}
+int Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return MPI_SUCCESS;
+}
+
+int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm) {
+  alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
             nullptr);
-    return MPI_SUCCESS;
-  });
+  return MPI_SUCCESS;
 }
-int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                  MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Igatherv", [&] {
-    check_request(request);
-    gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+int Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
             request);
-    return MPI_SUCCESS;
-  });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return call(comm, "MPI_Scatter", [&] {
-    scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+            nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  MPI_Request* request) {
-  return call(comm, "MPI_Iscatter", [&] {
-    check_request(request);
-    scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm) {
-  return call(comm, "MPI_Scatterv", [&] {
-    scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
-             nullptr);
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                   int root, MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Iscatterv", [&] {
-    check_request(request);
-    scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
-             request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Allgather", [&] {
-    if (!exchange_fast(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
-      allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-    }
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Iallgather", [&] {
-    check_request(request);
-    allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm) {
-  return call(comm, "MPI_Allgatherv", [&] {
-    allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                     MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Iallgatherv", [&] {
-    check_request(request);
-    allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Alltoall", [&] {
-    if (!exchange_fast(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
-      alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-    }
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Ialltoall", [&] {
-    check_request(request);
-    alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Alltoallv", [&] {
-    alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-              nullptr);
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                    MPI_Request* request) {
-  return call(comm, "MPI_Ialltoallv", [&] {
-    check_request(request);
-    alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-              request);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return call(comm, "MPI_Alltoallw", [&] {
-    alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-              comm, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                    MPI_Request* request) {
-  return call(comm, "MPI_Ialltoallw", [&] {
-    check_request(request);
-    alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-              comm, request);
-    return MPI_SUCCESS;
-  });
+int Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+               MPI_Request* request) {
+  check_request(request);
+  alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+            request);
+  return MPI_SUCCESS;
 }
 
 // Neighbourhood collectives
-int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Neighbor_allgather", [&] {
-    neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Request* request) {
-  return call(comm, "MPI_Ineighbor_allgather", [&] {
-    check_request(request);
-    neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return MPI_SUCCESS;
-  });
+int Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return MPI_SUCCESS;
 }
-int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Neighbor_allgatherv", [&] {
-    neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        nullptr);
-    return MPI_SUCCESS;
-  });
+int Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm) {
+  neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                      nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void* recvbuf, const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Ineighbor_allgatherv", [&] {
-    check_request(request);
-    neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        request);
-    return MPI_SUCCESS;
-  });
+int Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                      request);
+  return MPI_SUCCESS;
 }
-int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Neighbor_alltoall", [&] {
-    neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request* request) {
-  return call(comm, "MPI_Ineighbor_alltoall", [&] {
-    check_request(request);
-    neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return MPI_SUCCESS;
-  });
+int Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  check_request(request);
+  neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return MPI_SUCCESS;
 }
-int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return call(comm, "MPI_Neighbor_alltoallv", [&] {
-    neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                     comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Request* request) {
-  return call(comm, "MPI_Ineighbor_alltoallv", [&] {
-    check_request(request);
-    neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, request);
-    return MPI_SUCCESS;
-  });
+int Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request* request) {
+  check_request(request);
+  neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                     comm, request);
+  return MPI_SUCCESS;
 }
-int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                            MPI_Comm comm) {
-  return call(comm, "MPI_Neighbor_alltoallw", [&] {
-    neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, nullptr);
-    return MPI_SUCCESS;
-  });
+int Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, nullptr);
+  return MPI_SUCCESS;
 }
-int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                             MPI_Comm comm, MPI_Request* request) {
-  return call(comm, "MPI_Ineighbor_alltoallw", [&] {
-    check_request(request);
-    neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, request);
-    return MPI_SUCCESS;
-  });
+int Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Request* request) {
+  check_request(request);
+  neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, request);
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- persistent collectives
 
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Barrier_init", [&] {
-    check_request(request);
-    *request = collective_init(comm, info, [comm](MPI_Request* r) { barrier(comm, r); });
-    return MPI_SUCCESS;
-  });
+int Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  check_request(request);
+  *request = collective_init(comm, info, [comm](MPI_Request* r) { barrier(comm, r); });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Bcast_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request =
-        collective_init(comm, info, [buffer, count, root, comm, kept_datatype](MPI_Request* r) {
-          bcast(buffer, count, kept_datatype.get(), root, comm, r);
-        });
-    return MPI_SUCCESS;
-  });
+int Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Info info, MPI_Request* request) {
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request =
+      collective_init(comm, info, [buffer, count, root, comm, kept_datatype](MPI_Request* r) {
+        bcast(buffer, count, kept_datatype.get(), root, comm, r);
+      });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Reduce_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request = collective_init(
-        comm, info, [sendbuf, recvbuf, count, op, root, comm, kept_datatype](MPI_Request* r) {
-          reduce(sendbuf, recvbuf, count, kept_datatype.get(), op, root, comm, r);
-        });
-    return MPI_SUCCESS;
-  });
+int Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request = collective_init(
+      comm, info, [sendbuf, recvbuf, count, op, root, comm, kept_datatype](MPI_Request* r) {
+        reduce(sendbuf, recvbuf, count, kept_datatype.get(), op, root, comm, r);
+      });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Allreduce_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
-                                 all_reduction(all_kind::allreduce, sendbuf, recvbuf, count,
-                                               kept_datatype.get(), op, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Scan_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request = collective_init(
-        comm, info, [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
-          all_reduction(all_kind::scan, sendbuf, recvbuf, count, kept_datatype.get(), op, comm, r);
-        });
-    return MPI_SUCCESS;
-  });
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
+                               all_reduction(all_kind::allreduce, sendbuf, recvbuf, count,
+                                             kept_datatype.get(), op, comm, r);
+                             });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Exscan_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
-                                 all_reduction(all_kind::exscan, sendbuf, recvbuf, count,
-                                               kept_datatype.get(), op, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
+int Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request = collective_init(
+      comm, info, [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
+        all_reduction(all_kind::scan, sendbuf, recvbuf, count, kept_datatype.get(), op, comm, r);
+      });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+int Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request = collective_init(
+      comm, info, [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
+        all_reduction(all_kind::exscan, sendbuf, recvbuf, count, kept_datatype.get(), op, comm, r);
+      });
+  return MPI_SUCCESS;
+}
+
+int Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                        MPI_Request* request) {
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request = collective_init(
+      comm, info, [sendbuf, recvbuf, recvcounts, op, comm, kept_datatype](MPI_Request* r) {
+        reduce_scatter(sendbuf, recvbuf, recvcounts, kept_datatype.get(), op, comm, r);
+      });
+  return MPI_SUCCESS;
+}
+
+int Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                              MPI_Request* request) {
+  const kept_type kept_datatype(datatype);
+  check_request(request);
+  *request = collective_init(
+      comm, info, [sendbuf, recvbuf, recvcount, op, comm, kept_datatype](MPI_Request* r) {
+        reduce_scatter_block(sendbuf, recvbuf, recvcount, kept_datatype.get(), op, comm, r);
+      });
+  return MPI_SUCCESS;
+}
+
+int Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
+                              kept_recvtype](MPI_Request* r) {
+                               gather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
+                                      kept_recvtype.get(), root, comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcount, recvbuf, recvcounts, displs, root, comm,
+                              kept_sendtype, kept_recvtype](MPI_Request* r) {
+                               gatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcounts,
+                                       displs, kept_recvtype.get(), root, comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                 MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
+                              kept_recvtype](MPI_Request* r) {
+                               scatter(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
+                                       kept_recvtype.get(), root, comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcounts, displs, recvbuf, recvcount, root, comm,
+                              kept_sendtype, kept_recvtype](MPI_Request* r) {
+                               scatterv(sendbuf, sendcounts, displs, kept_sendtype.get(), recvbuf,
+                                        recvcount, kept_recvtype.get(), root, comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                   MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(
+      comm, info,
+      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
+        allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount, kept_recvtype.get(),
+                  comm, r);
+      });
+  return MPI_SUCCESS;
+}
+
+int Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcount, recvbuf, recvcounts, displs, comm, kept_sendtype,
+                              kept_recvtype](MPI_Request* r) {
+                               allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+                                          recvcounts, displs, kept_recvtype.get(), comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(
+      comm, info,
+      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
+        alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount, kept_recvtype.get(),
+                 comm, r);
+      });
+  return MPI_SUCCESS;
+}
+
+int Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                   MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
+                              kept_sendtype, kept_recvtype](MPI_Request* r) {
+                               alltoallv(sendbuf, sendcounts, sdispls, kept_sendtype.get(), recvbuf,
+                                         recvcounts, rdispls, kept_recvtype.get(), comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Info info, MPI_Request* request) {
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm](MPI_Request* r) {
+                               alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                         recvcounts, rdispls, recvtypes, comm, r);
+                             });
+  return MPI_SUCCESS;
+}
+
+int Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Info info, MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(
+      comm, info,
+      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
+        neighbor_allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
+                           kept_recvtype.get(), comm, r);
+      });
+  return MPI_SUCCESS;
+}
+
+int Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                              MPI_Request* request) {
-  return call(comm, "MPI_Reduce_scatter_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request = collective_init(
-        comm, info, [sendbuf, recvbuf, recvcounts, op, comm, kept_datatype](MPI_Request* r) {
-          reduce_scatter(sendbuf, recvbuf, recvcounts, kept_datatype.get(), op, comm, r);
-        });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                   MPI_Request* request) {
-  return call(comm, "MPI_Reduce_scatter_block_init", [&] {
-    const kept_type kept_datatype(datatype);
-    check_request(request);
-    *request = collective_init(
-        comm, info, [sendbuf, recvbuf, recvcount, op, comm, kept_datatype](MPI_Request* r) {
-          reduce_scatter_block(sendbuf, recvbuf, recvcount, kept_datatype.get(), op, comm, r);
-        });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request* request) {
-  return call(comm, "MPI_Gather_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
-                                kept_recvtype](MPI_Request* r) {
-                                 gather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
-                                        kept_recvtype.get(), root, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Gatherv_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcounts, displs, root, comm,
-                                kept_sendtype, kept_recvtype](MPI_Request* r) {
-                                 gatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                         recvcounts, displs, kept_recvtype.get(), root, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                      MPI_Request* request) {
-  return call(comm, "MPI_Scatter_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
-                                kept_recvtype](MPI_Request* r) {
-                                 scatter(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                         recvcount, kept_recvtype.get(), root, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Scatterv_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcounts, displs, recvbuf, recvcount, root, comm,
-                                kept_sendtype, kept_recvtype](MPI_Request* r) {
-                                 scatterv(sendbuf, sendcounts, displs, kept_sendtype.get(), recvbuf,
-                                          recvcount, kept_recvtype.get(), root, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request* request) {
-  return call(comm, "MPI_Allgather_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
-                                kept_recvtype](MPI_Request* r) {
-                                 allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                           recvcount, kept_recvtype.get(), comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Allgatherv_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcounts, displs, comm,
-                                kept_sendtype, kept_recvtype](MPI_Request* r) {
-                                 allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request =
+      collective_init(comm, info,
+                      [sendbuf, sendcount, recvbuf, recvcounts, displs, comm, kept_sendtype,
+                       kept_recvtype](MPI_Request* r) {
+                        neighbor_allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
                                             recvcounts, displs, kept_recvtype.get(), comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
+                      });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                       MPI_Request* request) {
-  return call(comm, "MPI_Alltoall_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
-                                kept_recvtype](MPI_Request* r) {
-                                 alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                          recvcount, kept_recvtype.get(), comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
+int Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(
+      comm, info,
+      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
+        neighbor_alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
+                          kept_recvtype.get(), comm, r);
+      });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request* request) {
-  return call(comm, "MPI_Alltoallv_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request =
-        collective_init(comm, info,
-                        [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
-                         kept_sendtype, kept_recvtype](MPI_Request* r) {
-                          alltoallv(sendbuf, sendcounts, sdispls, kept_sendtype.get(), recvbuf,
-                                    recvcounts, rdispls, kept_recvtype.get(), comm, r);
-                        });
-    return MPI_SUCCESS;
-  });
+int Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Info info, MPI_Request* request) {
+  const kept_type kept_sendtype(sendtype);
+  const kept_type kept_recvtype(recvtype);
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
+                              kept_sendtype, kept_recvtype](MPI_Request* r) {
+                               neighbor_alltoallv(sendbuf, sendcounts, sdispls, kept_sendtype.get(),
+                                                  recvbuf, recvcounts, rdispls, kept_recvtype.get(),
+                                                  comm, r);
+                             });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                        MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Alltoallw_init", [&] {
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                rdispls, recvtypes, comm](MPI_Request* r) {
-                                 alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                           recvcounts, rdispls, recvtypes, comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
+int Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Info info, MPI_Request* request) {
+  check_request(request);
+  *request = collective_init(comm, info,
+                             [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                              recvtypes, comm](MPI_Request* r) {
+                               neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                                  recvcounts, rdispls, recvtypes, comm, r);
+                             });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Neighbor_allgather_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request =
-        collective_init(comm, info,
-                        [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
-                         kept_recvtype](MPI_Request* r) {
-                          neighbor_allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                             recvcount, kept_recvtype.get(), comm, r);
-                        });
-    return MPI_SUCCESS;
-  });
-}
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void* recvbuf, const int recvcounts[], const int displs[],
-                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request* request) {
-  return call(comm, "MPI_Neighbor_allgatherv_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request =
-        collective_init(comm, info,
-                        [sendbuf, sendcount, recvbuf, recvcounts, displs, comm, kept_sendtype,
-                         kept_recvtype](MPI_Request* r) {
-                          neighbor_allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                              recvcounts, displs, kept_recvtype.get(), comm, r);
-                        });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Neighbor_alltoall_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype,
-                                kept_recvtype](MPI_Request* r) {
-                                 neighbor_alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                                   recvcount, kept_recvtype.get(), comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request* request) {
-  return call(comm, "MPI_Neighbor_alltoallv_init", [&] {
-    const kept_type kept_sendtype(sendtype);
-    const kept_type kept_recvtype(recvtype);
-    check_request(request);
-    *request = collective_init(comm, info,
-                               [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
-                                kept_sendtype, kept_recvtype](MPI_Request* r) {
-                                 neighbor_alltoallv(sendbuf, sendcounts, sdispls,
-                                                    kept_sendtype.get(), recvbuf, recvcounts,
-                                                    rdispls, kept_recvtype.get(), comm, r);
-                               });
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
-                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                 void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                                 MPI_Request* request) {
-  return call(comm, "MPI_Neighbor_alltoallw_init", [&] {
-    check_request(request);
-    *request =
-        collective_init(comm, info,
-                        [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm](MPI_Request* r) {
-                          neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                             recvcounts, rdispls, recvtypes, comm, r);
-                        });
-    return MPI_SUCCESS;
-  });
-}
-
-}  // extern "C"
-
-RMPL_MPI_DEFINE(Barrier)
-RMPL_MPI_DEFINE(Ibarrier)
-RMPL_MPI_DEFINE(Bcast)
-RMPL_MPI_DEFINE(Ibcast)
-RMPL_MPI_DEFINE(Reduce)
-RMPL_MPI_DEFINE(Ireduce)
-RMPL_MPI_DEFINE(Allreduce)
-RMPL_MPI_DEFINE(Iallreduce)
-RMPL_MPI_DEFINE(Reduce_local)
-RMPL_MPI_DEFINE(Scan)
-RMPL_MPI_DEFINE(Iscan)
-RMPL_MPI_DEFINE(Exscan)
-RMPL_MPI_DEFINE(Iexscan)
-RMPL_MPI_DEFINE(Reduce_scatter)
-RMPL_MPI_DEFINE(Ireduce_scatter)
-RMPL_MPI_DEFINE(Reduce_scatter_block)
-RMPL_MPI_DEFINE(Ireduce_scatter_block)
-RMPL_MPI_DEFINE(Gather)
-RMPL_MPI_DEFINE(Igather)
-RMPL_MPI_DEFINE(Gatherv)
-RMPL_MPI_DEFINE(Igatherv)
-RMPL_MPI_DEFINE(Scatter)
-RMPL_MPI_DEFINE(Iscatter)
-RMPL_MPI_DEFINE(Scatterv)
-RMPL_MPI_DEFINE(Iscatterv)
-RMPL_MPI_DEFINE(Allgather)
-RMPL_MPI_DEFINE(Iallgather)
-RMPL_MPI_DEFINE(Allgatherv)
-RMPL_MPI_DEFINE(Iallgatherv)
-RMPL_MPI_DEFINE(Alltoall)
-RMPL_MPI_DEFINE(Ialltoall)
-RMPL_MPI_DEFINE(Alltoallv)
-RMPL_MPI_DEFINE(Ialltoallv)
-RMPL_MPI_DEFINE(Alltoallw)
-RMPL_MPI_DEFINE(Ialltoallw)
-RMPL_MPI_DEFINE(Neighbor_allgather)
-RMPL_MPI_DEFINE(Ineighbor_allgather)
-RMPL_MPI_DEFINE(Neighbor_allgatherv)
-RMPL_MPI_DEFINE(Ineighbor_allgatherv)
-RMPL_MPI_DEFINE(Neighbor_alltoall)
-RMPL_MPI_DEFINE(Ineighbor_alltoall)
-RMPL_MPI_DEFINE(Neighbor_alltoallv)
-RMPL_MPI_DEFINE(Ineighbor_alltoallv)
-RMPL_MPI_DEFINE(Neighbor_alltoallw)
-RMPL_MPI_DEFINE(Ineighbor_alltoallw)
-RMPL_MPI_DEFINE(Barrier_init)
-RMPL_MPI_DEFINE(Bcast_init)
-RMPL_MPI_DEFINE(Reduce_init)
-RMPL_MPI_DEFINE(Allreduce_init)
-RMPL_MPI_DEFINE(Scan_init)
-RMPL_MPI_DEFINE(Exscan_init)
-RMPL_MPI_DEFINE(Reduce_scatter_init)
-RMPL_MPI_DEFINE(Reduce_scatter_block_init)
-RMPL_MPI_DEFINE(Gather_init)
-RMPL_MPI_DEFINE(Gatherv_init)
-RMPL_MPI_DEFINE(Scatter_init)
-RMPL_MPI_DEFINE(Scatterv_init)
-RMPL_MPI_DEFINE(Allgather_init)
-RMPL_MPI_DEFINE(Allgatherv_init)
-RMPL_MPI_DEFINE(Alltoall_init)
-RMPL_MPI_DEFINE(Alltoallv_init)
-RMPL_MPI_DEFINE(Alltoallw_init)
-RMPL_MPI_DEFINE(Neighbor_allgather_init)
-RMPL_MPI_DEFINE(Neighbor_allgatherv_init)
-RMPL_MPI_DEFINE(Neighbor_alltoall_init)
-RMPL_MPI_DEFINE(Neighbor_alltoallv_init)
-RMPL_MPI_DEFINE(Neighbor_alltoallw_init)
+#include "mpi/bindings/collectives.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -140,92 +140,82 @@ void discard_comm(MPI_Comm c) noexcept {
 
 using namespace rmpl::mpi;
 
-int PMPI_Comm_size(MPI_Comm c, int* size) {
-  return call(c, "MPI_Comm_size", [&] {
-    const rmpl_mpi_comm& target = comm(c);
-    *size = target.inter ? target.local_group->kernel.size : target.size();
-    return MPI_SUCCESS;
-  });
+namespace rmpl::mpi::impl {
+namespace {
+
+int Comm_size(MPI_Comm c, int* size) {
+  const rmpl_mpi_comm& target = comm(c);
+  *size = target.inter ? target.local_group->kernel.size : target.size();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_rank(MPI_Comm c, int* rank) {
-  return call(c, "MPI_Comm_rank", [&] {
-    *rank = comm(c).rank();
-    return MPI_SUCCESS;
-  });
+int Comm_rank(MPI_Comm c, int* rank) {
+  *rank = comm(c).rank();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_group(MPI_Comm c, MPI_Group* g) {
-  return call(c, "MPI_Comm_group", [&] {
-    const rmpl_mpi_comm& target = comm(c);
-    if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
-    *g = make_group(rmpl::detail::members(target.inter ? *target.local_group : *target.impl));
-    return MPI_SUCCESS;
-  });
+int Comm_group(MPI_Comm c, MPI_Group* g) {
+  const rmpl_mpi_comm& target = comm(c);
+  if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
+  *g = make_group(rmpl::detail::members(target.inter ? *target.local_group : *target.impl));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
-  return call(comm1, "MPI_Comm_compare", [&] {
-    const rmpl_mpi_comm& a = comm(comm1);
-    const rmpl_mpi_comm& b = comm(comm2);
-    if (result == nullptr) fail(MPI_ERR_ARG, "the result pointer is null");
-    if (&a == &b) {
-      *result = MPI_IDENT;
-    } else if (a.inter != b.inter) {
-      *result = MPI_UNEQUAL;
-    } else {
-      *result = a.inter ? compare_inter(a, b)
-                        : mpi_relation(rmpl::detail::compare(a.impl.get(), b.impl.get()));
-    }
-    return MPI_SUCCESS;
-  });
+int Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  const rmpl_mpi_comm& a = comm(comm1);
+  const rmpl_mpi_comm& b = comm(comm2);
+  if (result == nullptr) fail(MPI_ERR_ARG, "the result pointer is null");
+  if (&a == &b) {
+    *result = MPI_IDENT;
+  } else if (a.inter != b.inter) {
+    *result = MPI_UNEQUAL;
+  } else {
+    *result = a.inter ? compare_inter(a, b)
+                      : mpi_relation(rmpl::detail::compare(a.impl.get(), b.impl.get()));
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
-  return call(c, "MPI_Comm_dup", [&] {
-    *checked_out(newcomm) = duplicate(c);
-    return MPI_SUCCESS;
-  });
+int Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
+  *checked_out(newcomm) = duplicate(c);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
-  return call(c, "MPI_Comm_idup", [&] {
-    const rmpl_mpi_comm& old = comm(c);
-    checked_out(newcomm);
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request handle pointer is null");
-    // The new handle gets what it inherits now (c may be freed before the request completes); the
-    // members' agreement on its context goes on in the background, and *newcomm is written when
-    // the request completes (MPI-3.1 5.12: it may not be used before). An intercommunicator's
-    // agreement spans both groups, and its local group's communicator is agreed on in the same
-    // request.
-    MPI_Comm copy = inherit(c, comms().make());
-    copy->inter = old.inter;
-    copy->tag = magic::inactive;  // no kernel communicator yet
-    std::shared_ptr<rmpl::detail::pending_dup> pending;
-    rmpl::detail::request_id id = rmpl::detail::null_request;
-    try {
-      id = old.inter ? rmpl::detail::intercomm_idup(*old.impl, *old.local_group, pending)
-                     : rmpl::detail::idup(*old.impl, pending);
-    } catch (...) {
-      discard_comm(copy);
-      throw;
-    }
-    *request = make_request(c, request_kind::collective, id,
-                            [copy, newcomm, pending = std::move(pending)](MPI_Status&) {
-                              if (copy->inter) {
-                                std::tie(copy->impl, copy->local_group) =
-                                    rmpl::detail::finish_intercomm_dup(*pending);
-                              } else {
-                                copy->impl = rmpl::detail::finish_dup(*pending);
-                              }
-                              copy->tag = magic::comm;
-                              *newcomm = copy;
-                            });
-    return MPI_SUCCESS;
-  });
+int Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* request) {
+  const rmpl_mpi_comm& old = comm(c);
+  checked_out(newcomm);
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request handle pointer is null");
+  // The new handle gets what it inherits now (c may be freed before the request completes); the
+  // members' agreement on its context goes on in the background, and *newcomm is written when
+  // the request completes (MPI-3.1 5.12: it may not be used before). An intercommunicator's
+  // agreement spans both groups, and its local group's communicator is agreed on in the same
+  // request.
+  MPI_Comm copy = inherit(c, comms().make());
+  copy->inter = old.inter;
+  copy->tag = magic::inactive;  // no kernel communicator yet
+  std::shared_ptr<rmpl::detail::pending_dup> pending;
+  rmpl::detail::request_id id = rmpl::detail::null_request;
+  try {
+    id = old.inter ? rmpl::detail::intercomm_idup(*old.impl, *old.local_group, pending)
+                   : rmpl::detail::idup(*old.impl, pending);
+  } catch (...) {
+    discard_comm(copy);
+    throw;
+  }
+  *request = make_request(
+      c, request_kind::collective, id, [copy, newcomm, pending = std::move(pending)](MPI_Status&) {
+        if (copy->inter) {
+          std::tie(copy->impl, copy->local_group) = rmpl::detail::finish_intercomm_dup(*pending);
+        } else {
+          copy->impl = rmpl::detail::finish_dup(*pending);
+        }
+        copy->tag = magic::comm;
+        *newcomm = copy;
+      });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_idup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+int Comm_idup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   const int checked = call(c, "MPI_Comm_idup_with_info", [&] {
     comm(c);
     optional_info(info);
@@ -236,250 +226,202 @@ int PMPI_Comm_idup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm, MPI_R
   return PMPI_Comm_idup(c, newcomm, request);
 }
 
-int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
-  return call(c, "MPI_Comm_dup_with_info", [&] {
-    comm(c);
-    optional_info(info);
-    *checked_out(newcomm) = duplicate(c);
-    return MPI_SUCCESS;
-  });
+int Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
+  comm(c);
+  optional_info(info);
+  *checked_out(newcomm) = duplicate(c);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
-  return call(c, "MPI_Comm_split", [&] {
-    rmpl_mpi_comm& parent = comm(c);
-    checked_out(newcomm);
-    if (color < 0 && color != MPI_UNDEFINED) {
-      fail(MPI_ERR_ARG, "color {} is negative (MPI_UNDEFINED joins no communicator)", color);
-    }
-    *newcomm = parent.inter ? split_inter(parent, color, key)
-                            : make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
-    return MPI_SUCCESS;
-  });
+int Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
+  rmpl_mpi_comm& parent = comm(c);
+  checked_out(newcomm);
+  if (color < 0 && color != MPI_UNDEFINED) {
+    fail(MPI_ERR_ARG, "color {} is negative (MPI_UNDEFINED joins no communicator)", color);
+  }
+  *newcomm = parent.inter ? split_inter(parent, color, key)
+                          : make_comm(rmpl::detail::split(*parent.impl, color, key), parent);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  return call(c, "MPI_Comm_split_type", [&] {
-    rmpl_mpi_comm& parent = comm(c);
-    checked_out(newcomm);
-    optional_info(info);
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
-      fail(MPI_ERR_ARG, "split_type {} is neither MPI_COMM_TYPE_SHARED ({}) nor MPI_UNDEFINED",
-           split_type, static_cast<int>(MPI_COMM_TYPE_SHARED));
-    }
-    // Every rank of a job shares one host's memory: one communicator of all who ask, by key. On
-    // an intercommunicator the processes that can share memory with this one are taken from its
-    // own group, as MPICH does: an intracommunicator of the local group's split (each group
-    // agrees on its own; both groups call, as for any collective on an intercommunicator).
-    const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
-    const rmpl::detail::comm_impl& members = parent.inter ? *parent.local_group : *parent.impl;
-    *newcomm = make_comm(rmpl::detail::split(members, color, key), parent);
-    return MPI_SUCCESS;
-  });
+int Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  rmpl_mpi_comm& parent = comm(c);
+  checked_out(newcomm);
+  optional_info(info);
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+    fail(MPI_ERR_ARG, "split_type {} is neither MPI_COMM_TYPE_SHARED ({}) nor MPI_UNDEFINED",
+         split_type, static_cast<int>(MPI_COMM_TYPE_SHARED));
+  }
+  // Every rank of a job shares one host's memory: one communicator of all who ask, by key. On
+  // an intercommunicator the processes that can share memory with this one are taken from its
+  // own group, as MPICH does: an intracommunicator of the local group's split (each group
+  // agrees on its own; both groups call, as for any collective on an intercommunicator).
+  const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+  const rmpl::detail::comm_impl& members = parent.inter ? *parent.local_group : *parent.impl;
+  *newcomm = make_comm(rmpl::detail::split(members, color, key), parent);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
-  return call(c, "MPI_Comm_create", [&] {
-    rmpl_mpi_comm& parent = comm(c);
-    const rmpl_mpi_group& members = group(g);
-    checked_out(newcomm);
-    check_subgroup(parent, members);
-    if (parent.inter) {
-      // The group names members of the local group (MPI-3.1 6.4.2): a split by membership, in
-      // the group's order.
-      const int in_group = members.members.rank_of_world(rmpl::api::kernel().rank());
-      *newcomm = split_inter(parent, in_group == rmpl::undefined ? MPI_UNDEFINED : 0, in_group);
-    } else {
-      *newcomm = make_comm(rmpl::detail::create(*parent.impl, members.members), parent);
-    }
-    return MPI_SUCCESS;
-  });
+int Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
+  rmpl_mpi_comm& parent = comm(c);
+  const rmpl_mpi_group& members = group(g);
+  checked_out(newcomm);
+  check_subgroup(parent, members);
+  if (parent.inter) {
+    // The group names members of the local group (MPI-3.1 6.4.2): a split by membership, in
+    // the group's order.
+    const int in_group = members.members.rank_of_world(rmpl::api::kernel().rank());
+    *newcomm = split_inter(parent, in_group == rmpl::undefined ? MPI_UNDEFINED : 0, in_group);
+  } else {
+    *newcomm = make_comm(rmpl::detail::create(*parent.impl, members.members), parent);
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* newcomm) {
-  return call(c, "MPI_Comm_create_group", [&] {
-    rmpl_mpi_comm& parent =
-        intracomm(c,
-                  "MPI_Comm_create_group on an intercommunicator is not supported (create from "
-                  "the MPI_Intercomm_merge of it instead)");
-    const rmpl_mpi_group& members = group(g);
-    checked_out(newcomm);
-    check_subgroup(parent, members);
-    if (tag < 0 || tag > rmpl::tag_ub) {
-      fail(MPI_ERR_TAG, "tag {} is outside [0, MPI_TAG_UB = {}]", tag, rmpl::tag_ub);
-    }
-    // Collective over the group's members only (the kernel agrees among them alone); a process
-    // outside the group has nothing to agree on.
-    *newcomm = make_comm(rmpl::detail::create_group(*parent.impl, members.members, tag), parent);
-    return MPI_SUCCESS;
-  });
+int Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* newcomm) {
+  rmpl_mpi_comm& parent =
+      intracomm(c,
+                "MPI_Comm_create_group on an intercommunicator is not supported (create from "
+                "the MPI_Intercomm_merge of it instead)");
+  const rmpl_mpi_group& members = group(g);
+  checked_out(newcomm);
+  check_subgroup(parent, members);
+  if (tag < 0 || tag > rmpl::tag_ub) {
+    fail(MPI_ERR_TAG, "tag {} is outside [0, MPI_TAG_UB = {}]", tag, rmpl::tag_ub);
+  }
+  // Collective over the group's members only (the kernel agrees among them alone); a process
+  // outside the group has nothing to agree on.
+  *newcomm = make_comm(rmpl::detail::create_group(*parent.impl, members.members, tag), parent);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_free(MPI_Comm* c) {
-  return call(c == nullptr ? nullptr : *c, "MPI_Comm_free", [&] {
-    if (c == nullptr) fail(MPI_ERR_ARG, "the communicator handle pointer is null");
-    rmpl_mpi_comm& target = comm(*c);
-    if (target.predefined) fail(MPI_ERR_COMM, "{} cannot be freed", target.name);
-    delete_attributes(*c);
-    // Operations still in flight keep the kernel's communicator alive until they end.
-    discard_comm(*c);
-    *c = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-  });
+int Comm_free(MPI_Comm* c) {
+  if (c == nullptr) fail(MPI_ERR_ARG, "the communicator handle pointer is null");
+  rmpl_mpi_comm& target = comm(*c);
+  if (target.predefined) fail(MPI_ERR_COMM, "{} cannot be freed", target.name);
+  delete_attributes(*c);
+  // Operations still in flight keep the kernel's communicator alive until they end.
+  discard_comm(*c);
+  *c = MPI_COMM_NULL;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_name(MPI_Comm c, const char* name) {
-  return call(c, "MPI_Comm_set_name", [&] {
-    rmpl_mpi_comm& target = comm(c);
-    if (name == nullptr) fail(MPI_ERR_ARG, "the name is a null pointer");
-    // Longer names are cut to what MPI_Comm_get_name can return.
-    target.name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
-    return MPI_SUCCESS;
-  });
+int Comm_set_name(MPI_Comm c, const char* name) {
+  rmpl_mpi_comm& target = comm(c);
+  if (name == nullptr) fail(MPI_ERR_ARG, "the name is a null pointer");
+  // Longer names are cut to what MPI_Comm_get_name can return.
+  target.name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_name(MPI_Comm c, char* name, int* resultlen) {
-  return call(c, "MPI_Comm_get_name", [&] {
-    const rmpl_mpi_comm& target = comm(c);
-    if (name == nullptr || resultlen == nullptr) {
-      fail(MPI_ERR_ARG, "the name buffer or resultlen pointer is null");
-    }
-    std::memcpy(name, target.name.c_str(), target.name.size() + 1);
-    *resultlen = static_cast<int>(target.name.size());
-    return MPI_SUCCESS;
-  });
+int Comm_get_name(MPI_Comm c, char* name, int* resultlen) {
+  const rmpl_mpi_comm& target = comm(c);
+  if (name == nullptr || resultlen == nullptr) {
+    fail(MPI_ERR_ARG, "the name buffer or resultlen pointer is null");
+  }
+  std::memcpy(name, target.name.c_str(), target.name.size() + 1);
+  *resultlen = static_cast<int>(target.name.size());
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_test_inter(MPI_Comm c, int* flag) {
-  return call(c, "MPI_Comm_test_inter", [&] {
-    const bool inter = comm(c).inter;
-    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
-    *flag = inter ? 1 : 0;
-    return MPI_SUCCESS;
-  });
+int Comm_test_inter(MPI_Comm c, int* flag) {
+  const bool inter = comm(c).inter;
+  if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+  *flag = inter ? 1 : 0;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_info(MPI_Comm c, MPI_Info info) {
-  return call(c, "MPI_Comm_set_info", [&] {
-    comm(c);
-    optional_info(info);
-    return MPI_SUCCESS;
-  });
+int Comm_set_info(MPI_Comm c, MPI_Info info) {
+  comm(c);
+  optional_info(info);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_info(MPI_Comm c, MPI_Info* info_used) {
-  return call(c, "MPI_Comm_get_info", [&] {
-    comm(c);
-    if (info_used == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
-    *info_used = make_info();  // no hint is in use
-    return MPI_SUCCESS;
-  });
+int Comm_get_info(MPI_Comm c, MPI_Info* info_used) {
+  comm(c);
+  if (info_used == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
+  *info_used = make_info();  // no hint is in use
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_remote_size(MPI_Comm c, int* size) {
-  return call(c, "MPI_Comm_remote_size", [&] {
-    const rmpl_mpi_comm& target = intercomm(c);
-    if (size == nullptr) fail(MPI_ERR_ARG, "the size pointer is null");
-    *size = target.size();
-    return MPI_SUCCESS;
-  });
+int Comm_remote_size(MPI_Comm c, int* size) {
+  const rmpl_mpi_comm& target = intercomm(c);
+  if (size == nullptr) fail(MPI_ERR_ARG, "the size pointer is null");
+  *size = target.size();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_remote_group(MPI_Comm c, MPI_Group* g) {
-  return call(c, "MPI_Comm_remote_group", [&] {
-    const rmpl_mpi_comm& target = intercomm(c);
-    if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
-    *g = make_group(rmpl::detail::members(*target.impl));
-    return MPI_SUCCESS;
-  });
+int Comm_remote_group(MPI_Comm c, MPI_Group* g) {
+  const rmpl_mpi_comm& target = intercomm(c);
+  if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
+  *g = make_group(rmpl::detail::members(*target.impl));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                          int remote_leader, int tag, MPI_Comm* newintercomm) {
-  return call(local_comm, "MPI_Intercomm_create", [&] {
-    rmpl_mpi_comm& local = intracomm(local_comm,
-                                     "local_comm is an intercommunicator; "
-                                     "MPI_Intercomm_create needs an intracommunicator");
-    checked_out(newintercomm);
-    const int local_size = local.size();
-    if (local_leader < 0 || local_leader >= local_size) {
-      fail(MPI_ERR_RANK, "local_leader {} is not a rank of local_comm (size {})", local_leader,
-           local_size);
-    }
-    // peer_comm, remote_leader and tag matter at the local leader only. Its checks must not end
-    // the call there before the agreement starts (the rest of its group would wait for it
-    // forever): a failure is kept and the leader joins the agreement without a peer, which
-    // tells its group that it failed.
-    const rmpl_mpi_comm* peer = nullptr;
-    std::optional<error> leader_error;
-    if (local.rank() == local_leader) {
-      try {
-        const rmpl_mpi_comm& checked =
-            intracomm(peer_comm,
-                      "peer_comm is an intercommunicator; MPI_Intercomm_create needs "
-                      "an intracommunicator");
-        if (remote_leader < 0 || remote_leader >= checked.size()) {
-          fail(MPI_ERR_RANK, "remote_leader {} is not a rank of peer_comm (size {})", remote_leader,
-               checked.size());
-        }
-        if (checked.impl->kernel.to_world(remote_leader) == rmpl::api::kernel().rank()) {
-          fail(MPI_ERR_RANK, "remote_leader {} of peer_comm is the local leader itself",
-               remote_leader);
-        }
-        if (tag < 0 || tag > rmpl::tag_ub) {
-          fail(MPI_ERR_TAG, "tag {} is outside [0, MPI_TAG_UB = {}]", tag, rmpl::tag_ub);
-        }
-        peer = &checked;
-      } catch (const error& e) {
-        leader_error = e;
-      }
-    }
-    // The agreements run on a duplicate of local_comm, which the intercommunicator keeps as its
-    // local group: nothing of the program's own traffic on local_comm can meet them.
-    rmpl::detail::comm_ptr local_group = rmpl::detail::dup(*local.impl);
-    rmpl::detail::comm_ptr made;
+int Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                     int tag, MPI_Comm* newintercomm) {
+  rmpl_mpi_comm& local = intracomm(local_comm,
+                                   "local_comm is an intercommunicator; "
+                                   "MPI_Intercomm_create needs an intracommunicator");
+  checked_out(newintercomm);
+  const int local_size = local.size();
+  if (local_leader < 0 || local_leader >= local_size) {
+    fail(MPI_ERR_RANK, "local_leader {} is not a rank of local_comm (size {})", local_leader,
+         local_size);
+  }
+  // peer_comm, remote_leader and tag matter at the local leader only. Its checks must not end
+  // the call there before the agreement starts (the rest of its group would wait for it
+  // forever): a failure is kept and the leader joins the agreement without a peer, which
+  // tells its group that it failed.
+  const rmpl_mpi_comm* peer = nullptr;
+  std::optional<error> leader_error;
+  if (local.rank() == local_leader) {
     try {
-      made = rmpl::detail::intercomm_create(*local_group, local_leader,
-                                            peer == nullptr ? nullptr : peer->impl.get(),
-                                            remote_leader, tag);
-    } catch (...) {
-      if (leader_error) throw *leader_error;
-      throw;
+      const rmpl_mpi_comm& checked =
+          intracomm(peer_comm,
+                    "peer_comm is an intercommunicator; MPI_Intercomm_create needs "
+                    "an intracommunicator");
+      if (remote_leader < 0 || remote_leader >= checked.size()) {
+        fail(MPI_ERR_RANK, "remote_leader {} is not a rank of peer_comm (size {})", remote_leader,
+             checked.size());
+      }
+      if (checked.impl->kernel.to_world(remote_leader) == rmpl::api::kernel().rank()) {
+        fail(MPI_ERR_RANK, "remote_leader {} of peer_comm is the local leader itself",
+             remote_leader);
+      }
+      if (tag < 0 || tag > rmpl::tag_ub) {
+        fail(MPI_ERR_TAG, "tag {} is outside [0, MPI_TAG_UB = {}]", tag, rmpl::tag_ub);
+      }
+      peer = &checked;
+    } catch (const error& e) {
+      leader_error = e;
     }
-    *newintercomm = make_intercomm(std::move(made), std::move(local_group), local);
-    return MPI_SUCCESS;
-  });
+  }
+  // The agreements run on a duplicate of local_comm, which the intercommunicator keeps as its
+  // local group: nothing of the program's own traffic on local_comm can meet them.
+  rmpl::detail::comm_ptr local_group = rmpl::detail::dup(*local.impl);
+  rmpl::detail::comm_ptr made;
+  try {
+    made = rmpl::detail::intercomm_create(*local_group, local_leader,
+                                          peer == nullptr ? nullptr : peer->impl.get(),
+                                          remote_leader, tag);
+  } catch (...) {
+    if (leader_error) throw *leader_error;
+    throw;
+  }
+  *newintercomm = make_intercomm(std::move(made), std::move(local_group), local);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Intercomm_merge(MPI_Comm c, int high, MPI_Comm* newintracomm) {
-  return call(c, "MPI_Intercomm_merge", [&] {
-    const rmpl_mpi_comm& inter = intercomm(c);
-    checked_out(newintracomm);
-    *newintracomm =
-        make_comm(rmpl::detail::intercomm_merge(*inter.impl, *inter.local_group, high != 0), inter);
-    return MPI_SUCCESS;
-  });
+int Intercomm_merge(MPI_Comm c, int high, MPI_Comm* newintracomm) {
+  const rmpl_mpi_comm& inter = intercomm(c);
+  checked_out(newintracomm);
+  *newintracomm =
+      make_comm(rmpl::detail::intercomm_merge(*inter.impl, *inter.local_group, high != 0), inter);
+  return MPI_SUCCESS;
 }
 
-RMPL_MPI_DEFINE(Comm_size)
-RMPL_MPI_DEFINE(Comm_rank)
-RMPL_MPI_DEFINE(Comm_group)
-RMPL_MPI_DEFINE(Comm_compare)
-RMPL_MPI_DEFINE(Comm_dup)
-RMPL_MPI_DEFINE(Comm_idup)
-RMPL_MPI_DEFINE(Comm_dup_with_info)
-RMPL_MPI_DEFINE(Comm_idup_with_info)
-RMPL_MPI_DEFINE(Comm_split)
-RMPL_MPI_DEFINE(Comm_split_type)
-RMPL_MPI_DEFINE(Comm_create)
-RMPL_MPI_DEFINE(Comm_create_group)
-RMPL_MPI_DEFINE(Comm_free)
-RMPL_MPI_DEFINE(Comm_set_name)
-RMPL_MPI_DEFINE(Comm_get_name)
-RMPL_MPI_DEFINE(Comm_test_inter)
-RMPL_MPI_DEFINE(Comm_remote_size)
-RMPL_MPI_DEFINE(Comm_remote_group)
-RMPL_MPI_DEFINE(Intercomm_create)
-RMPL_MPI_DEFINE(Intercomm_merge)
-RMPL_MPI_DEFINE(Comm_set_info)
-RMPL_MPI_DEFINE(Comm_get_info)
+}  // namespace
+}  // namespace rmpl::mpi::impl
+
+#include "mpi/bindings/communicators.inc"  // the MPI_ and PMPI_ functions (generated)

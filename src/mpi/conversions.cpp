@@ -143,15 +143,18 @@ static_assert(MPI_F_STATUS_SIZE == 6);
 
 using namespace rmpl::mpi;
 
-#define RMPL_MPI_CONVERSIONS(Kind, Handle, table)   \
-  extern "C" MPI_Fint PMPI_##Kind##_c2f(Handle h) { \
-    return table().to_fortran(h);                   \
-  }                                                 \
-  extern "C" Handle PMPI_##Kind##_f2c(MPI_Fint f) { \
-    return table().to_c(f);                         \
-  }                                                 \
-  RMPL_MPI_DEFINE(Kind##_c2f)                       \
-  RMPL_MPI_DEFINE(Kind##_f2c)
+namespace rmpl::mpi::impl {
+namespace {
+
+// MPI_<Kind>_c2f and MPI_<Kind>_f2c: the handle's number in its table, and the handle a number
+// names (the null handle when none is live). They cannot fail: no error handler is involved.
+#define RMPL_MPI_CONVERSIONS(Kind, Handle, table) \
+  MPI_Fint Kind##_c2f(Handle h) {                 \
+    return table().to_fortran(h);                 \
+  }                                               \
+  Handle Kind##_f2c(MPI_Fint f) {                 \
+    return table().to_c(f);                       \
+  }
 
 RMPL_MPI_CONVERSIONS(Comm, MPI_Comm, comms)
 RMPL_MPI_CONVERSIONS(Type, MPI_Datatype, datatypes)
@@ -164,44 +167,38 @@ RMPL_MPI_CONVERSIONS(Message, MPI_Message, messages)
 
 #undef RMPL_MPI_CONVERSIONS
 
-extern "C" {
-
-int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
-  return call(nullptr, "MPI_Status_c2f", [&] {
-    if (c_status == MPI_STATUS_IGNORE) {
-      fail(MPI_ERR_ARG, "c_status is MPI_STATUS_IGNORE (a null pointer): there is no status");
-    }
-    if (f_status == nullptr) fail(MPI_ERR_ARG, "f_status is a null pointer");
-    const auto bytes = static_cast<unsigned long long>(c_status->rmpl_bytes);
-    f_status[0] = c_status->MPI_SOURCE;
-    f_status[1] = c_status->MPI_TAG;
-    f_status[2] = c_status->MPI_ERROR;
-    f_status[3] = c_status->rmpl_cancelled;
-    f_status[4] = static_cast<MPI_Fint>(static_cast<std::uint32_t>(bytes));
-    f_status[5] = static_cast<MPI_Fint>(static_cast<std::uint32_t>(bytes >> 32));
-    return MPI_SUCCESS;
-  });
+int Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+  if (c_status == MPI_STATUS_IGNORE) {
+    fail(MPI_ERR_ARG, "c_status is MPI_STATUS_IGNORE (a null pointer): there is no status");
+  }
+  if (f_status == nullptr) fail(MPI_ERR_ARG, "f_status is a null pointer");
+  const auto bytes = static_cast<unsigned long long>(c_status->rmpl_bytes);
+  f_status[0] = c_status->MPI_SOURCE;
+  f_status[1] = c_status->MPI_TAG;
+  f_status[2] = c_status->MPI_ERROR;
+  f_status[3] = c_status->rmpl_cancelled;
+  f_status[4] = static_cast<MPI_Fint>(static_cast<std::uint32_t>(bytes));
+  f_status[5] = static_cast<MPI_Fint>(static_cast<std::uint32_t>(bytes >> 32));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
-  return call(nullptr, "MPI_Status_f2c", [&] {
-    if (f_status == nullptr) fail(MPI_ERR_ARG, "f_status is a null pointer");
-    if (c_status == MPI_STATUS_IGNORE) {
-      fail(MPI_ERR_ARG, "c_status is MPI_STATUS_IGNORE (a null pointer): nowhere to write");
-    }
-    c_status->MPI_SOURCE = f_status[0];
-    c_status->MPI_TAG = f_status[1];
-    c_status->MPI_ERROR = f_status[2];
-    c_status->rmpl_cancelled = f_status[3];
-    const auto low = static_cast<std::uint32_t>(f_status[4]);
-    const auto high = static_cast<std::uint32_t>(f_status[5]);
-    c_status->rmpl_bytes =
-        static_cast<MPI_Count>((static_cast<unsigned long long>(high) << 32) | low);
-    return MPI_SUCCESS;
-  });
+int Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+  if (f_status == nullptr) fail(MPI_ERR_ARG, "f_status is a null pointer");
+  if (c_status == MPI_STATUS_IGNORE) {
+    fail(MPI_ERR_ARG, "c_status is MPI_STATUS_IGNORE (a null pointer): nowhere to write");
+  }
+  c_status->MPI_SOURCE = f_status[0];
+  c_status->MPI_TAG = f_status[1];
+  c_status->MPI_ERROR = f_status[2];
+  c_status->rmpl_cancelled = f_status[3];
+  const auto low = static_cast<std::uint32_t>(f_status[4]);
+  const auto high = static_cast<std::uint32_t>(f_status[5]);
+  c_status->rmpl_bytes =
+      static_cast<MPI_Count>((static_cast<unsigned long long>(high) << 32) | low);
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Status_c2f)
-RMPL_MPI_DEFINE(Status_f2c)
+#include "mpi/bindings/conversions.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -730,587 +730,491 @@ grid darray_grid(const std::vector<int>& integers, const rmpl_mpi_datatype& old)
 
 }  // namespace
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_contiguous", [&] {
-    rmpl::mpi::count(count);
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    construct(oldtype, newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, [&](auto&& visit) {
-      visit(piece{0, count, &old});
-    });
-    return MPI_SUCCESS;
+namespace rmpl::mpi::impl {
+namespace {
+
+int Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  rmpl::mpi::count(count);
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  construct(oldtype, newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, [&](auto&& visit) {
+    visit(piece{0, count, &old});
   });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype oldtype,
-                     MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_vector", [&] {
-    rmpl::mpi::count(count);
-    blocklength(blocklen, -1);
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    const MPI_Aint step = multiply(stride, old.extent);
-    vector(oldtype, newtype, MPI_COMBINER_VECTOR, {count, blocklen, stride}, {}, count, blocklen,
-           step, old);
-    return MPI_SUCCESS;
-  });
+int Type_vector(int count, int blocklen, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  rmpl::mpi::count(count);
+  blocklength(blocklen, -1);
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  const MPI_Aint step = multiply(stride, old.extent);
+  vector(oldtype, newtype, MPI_COMBINER_VECTOR, {count, blocklen, stride}, {}, count, blocklen,
+         step, old);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
+int Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
+                        MPI_Datatype* newtype) {
   return hvector("MPI_Type_create_hvector", count, blocklen, stride, oldtype, newtype);
 }
 
-int PMPI_Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
-                      MPI_Datatype* newtype) {
+int Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
+                 MPI_Datatype* newtype) {
   return hvector("MPI_Type_hvector", count, blocklen, stride, oldtype, newtype);
 }
 
-int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
-                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_indexed", [&] {
-    rmpl::mpi::count(count);
-    array(blocklengths, count, "array_of_blocklengths");
-    array(displacements, count, "array_of_displacements");
-    for (int i = 0; i < count; ++i) blocklength(blocklengths[i], i);
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    std::vector<int> integers{count};
-    integers.insert(integers.end(), blocklengths, blocklengths + count);
-    integers.insert(integers.end(), displacements, displacements + count);
-    construct(oldtype, newtype, MPI_COMBINER_INDEXED, std::move(integers), {}, [&](auto&& visit) {
-      for (int i = 0; i < count; ++i) {
-        visit(piece{multiply(displacements[i], old.extent), blocklengths[i], &old});
-      }
-    });
-    return MPI_SUCCESS;
+int Type_indexed(int count, const int blocklengths[], const int displacements[],
+                 MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  rmpl::mpi::count(count);
+  array(blocklengths, count, "array_of_blocklengths");
+  array(displacements, count, "array_of_displacements");
+  for (int i = 0; i < count; ++i) blocklength(blocklengths[i], i);
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  std::vector<int> integers{count};
+  integers.insert(integers.end(), blocklengths, blocklengths + count);
+  integers.insert(integers.end(), displacements, displacements + count);
+  construct(oldtype, newtype, MPI_COMBINER_INDEXED, std::move(integers), {}, [&](auto&& visit) {
+    for (int i = 0; i < count; ++i) {
+      visit(piece{multiply(displacements[i], old.extent), blocklengths[i], &old});
+    }
   });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return hindexed("MPI_Type_create_hindexed", count, blocklengths, displacements, oldtype, newtype);
 }
 
-int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int Type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
+                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return hindexed("MPI_Type_hindexed", count, blocklengths, displacements, oldtype, newtype);
 }
 
-int PMPI_Type_create_indexed_block(int count, int blocklen, const int displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_indexed_block", [&] {
-    rmpl::mpi::count(count);
-    blocklength(blocklen, -1);
-    array(displacements, count, "array_of_displacements");
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    std::vector<int> integers{count, blocklen};
-    integers.insert(integers.end(), displacements, displacements + count);
-    construct(oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {},
-              [&](auto&& visit) {
-                for (int i = 0; i < count; ++i) {
-                  visit(piece{multiply(displacements[i], old.extent), blocklen, &old});
-                }
-              });
-    return MPI_SUCCESS;
-  });
+int Type_create_indexed_block(int count, int blocklen, const int displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  rmpl::mpi::count(count);
+  blocklength(blocklen, -1);
+  array(displacements, count, "array_of_displacements");
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  std::vector<int> integers{count, blocklen};
+  integers.insert(integers.end(), displacements, displacements + count);
+  construct(oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {},
+            [&](auto&& visit) {
+              for (int i = 0; i < count; ++i) {
+                visit(piece{multiply(displacements[i], old.extent), blocklen, &old});
+              }
+            });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_hindexed_block(int count, int blocklen, const MPI_Aint displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_hindexed_block", [&] {
-    rmpl::mpi::count(count);
-    blocklength(blocklen, -1);
-    array(displacements, count, "array_of_displacements");
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    construct(oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklen},
-              std::vector<MPI_Aint>(displacements, displacements + count), [&](auto&& visit) {
-                for (int i = 0; i < count; ++i) visit(piece{displacements[i], blocklen, &old});
-              });
-    return MPI_SUCCESS;
-  });
+int Type_create_hindexed_block(int count, int blocklen, const MPI_Aint displacements[],
+                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  rmpl::mpi::count(count);
+  blocklength(blocklen, -1);
+  array(displacements, count, "array_of_displacements");
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  construct(oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklen},
+            std::vector<MPI_Aint>(displacements, displacements + count), [&](auto&& visit) {
+              for (int i = 0; i < count; ++i) visit(piece{displacements[i], blocklen, &old});
+            });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                            const MPI_Datatype types[], MPI_Datatype* newtype) {
+int Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                       const MPI_Datatype types[], MPI_Datatype* newtype) {
   return structure("MPI_Type_create_struct", count, blocklengths, displacements, types, newtype);
 }
 
-int PMPI_Type_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                     const MPI_Datatype types[], MPI_Datatype* newtype) {
+int Type_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
+                const MPI_Datatype types[], MPI_Datatype* newtype) {
   return structure("MPI_Type_struct", count, blocklengths, displacements, types, newtype);
 }
 
-int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
-                              const int starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_subarray", [&] {
-    if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
-    array(sizes, ndims, "array_of_sizes");
-    array(subsizes, ndims, "array_of_subsizes");
-    array(starts, ndims, "array_of_starts");
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
-      fail(MPI_ERR_ARG, "order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+int Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                         int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
+  array(sizes, ndims, "array_of_sizes");
+  array(subsizes, ndims, "array_of_subsizes");
+  array(starts, ndims, "array_of_starts");
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+    fail(MPI_ERR_ARG, "order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+  }
+  for (int d = 0; d < ndims; ++d) {
+    if (sizes[d] <= 0) fail(MPI_ERR_ARG, "array_of_sizes[{}] = {} is not positive", d, sizes[d]);
+    if (subsizes[d] <= 0 || subsizes[d] > sizes[d]) {
+      fail(MPI_ERR_ARG, "array_of_subsizes[{}] = {} is not in 1..array_of_sizes[{}] = {}", d,
+           subsizes[d], d, sizes[d]);
     }
-    for (int d = 0; d < ndims; ++d) {
-      if (sizes[d] <= 0) fail(MPI_ERR_ARG, "array_of_sizes[{}] = {} is not positive", d, sizes[d]);
-      if (subsizes[d] <= 0 || subsizes[d] > sizes[d]) {
-        fail(MPI_ERR_ARG, "array_of_subsizes[{}] = {} is not in 1..array_of_sizes[{}] = {}", d,
-             subsizes[d], d, sizes[d]);
-      }
-      if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
-        fail(MPI_ERR_ARG,
-             "array_of_starts[{}] = {} is not in 0..{} (array_of_sizes[{}] = {} minus "
-             "array_of_subsizes[{}] = {})",
-             d, starts[d], sizes[d] - subsizes[d], d, sizes[d], d, subsizes[d]);
-      }
+    if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
+      fail(MPI_ERR_ARG,
+           "array_of_starts[{}] = {} is not in 0..{} (array_of_sizes[{}] = {} minus "
+           "array_of_subsizes[{}] = {})",
+           d, starts[d], sizes[d] - subsizes[d], d, sizes[d], d, subsizes[d]);
     }
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    std::vector<ranges> indices(static_cast<std::size_t>(ndims));
-    for (int d = 0; d < ndims; ++d) add_range(indices[d], starts[d], subsizes[d]);
-    const grid layout{ndims, sizes, order, std::move(indices), old};
-    const MPI_Aint whole_extent = layout.extent();
+  }
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  std::vector<ranges> indices(static_cast<std::size_t>(ndims));
+  for (int d = 0; d < ndims; ++d) add_range(indices[d], starts[d], subsizes[d]);
+  const grid layout{ndims, sizes, order, std::move(indices), old};
+  const MPI_Aint whole_extent = layout.extent();
 
-    std::vector<int> integers{ndims};
-    integers.insert(integers.end(), sizes, sizes + ndims);
-    integers.insert(integers.end(), subsizes, subsizes + ndims);
-    integers.insert(integers.end(), starts, starts + ndims);
-    integers.push_back(order);
-    rmpl_mpi_datatype t;
-    lay_out(
-        t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
-    // MPI-3.1 4.1.3: the subarray type is resized to the whole array, lb 0.
-    t.lb = 0;
-    t.extent = whole_extent;
-    t.explicit_lb = t.explicit_ub = true;
-    set_contiguous(t);
-    t.combiner = MPI_COMBINER_SUBARRAY;
-    t.integers = std::move(integers);
-    t.types = {oldtype};
-    publish(std::move(t), newtype);
-    return MPI_SUCCESS;
-  });
+  std::vector<int> integers{ndims};
+  integers.insert(integers.end(), sizes, sizes + ndims);
+  integers.insert(integers.end(), subsizes, subsizes + ndims);
+  integers.insert(integers.end(), starts, starts + ndims);
+  integers.push_back(order);
+  rmpl_mpi_datatype t;
+  lay_out(
+      t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
+  // MPI-3.1 4.1.3: the subarray type is resized to the whole array, lb 0.
+  t.lb = 0;
+  t.extent = whole_extent;
+  t.explicit_lb = t.explicit_ub = true;
+  set_contiguous(t);
+  t.combiner = MPI_COMBINER_SUBARRAY;
+  t.integers = std::move(integers);
+  t.types = {oldtype};
+  publish(std::move(t), newtype);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
-                            const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_darray", [&] {
-    if (size <= 0) fail(MPI_ERR_ARG, "size {} is not positive", size);
-    if (rank < 0 || rank >= size) fail(MPI_ERR_RANK, "rank {} is not in 0..{}", rank, size - 1);
-    if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
-    array(gsizes, ndims, "array_of_gsizes");
-    array(distribs, ndims, "array_of_distribs");
-    array(dargs, ndims, "array_of_dargs");
-    array(psizes, ndims, "array_of_psizes");
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
-      fail(MPI_ERR_ARG, "order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+int Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                       const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                       MPI_Datatype* newtype) {
+  if (size <= 0) fail(MPI_ERR_ARG, "size {} is not positive", size);
+  if (rank < 0 || rank >= size) fail(MPI_ERR_RANK, "rank {} is not in 0..{}", rank, size - 1);
+  if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
+  array(gsizes, ndims, "array_of_gsizes");
+  array(distribs, ndims, "array_of_distribs");
+  array(dargs, ndims, "array_of_dargs");
+  array(psizes, ndims, "array_of_psizes");
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+    fail(MPI_ERR_ARG, "order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+  }
+  long long processes = 1;
+  for (int d = 0; d < ndims; ++d) {
+    if (gsizes[d] <= 0) fail(MPI_ERR_ARG, "array_of_gsizes[{}] = {} is not positive", d, gsizes[d]);
+    if (psizes[d] <= 0) fail(MPI_ERR_ARG, "array_of_psizes[{}] = {} is not positive", d, psizes[d]);
+    processes = std::min(processes * psizes[d], static_cast<long long>(size) + 1);
+    const int distrib = distribs[d], darg = dargs[d];
+    if (distrib != MPI_DISTRIBUTE_BLOCK && distrib != MPI_DISTRIBUTE_CYCLIC &&
+        distrib != MPI_DISTRIBUTE_NONE) {
+      fail(MPI_ERR_ARG, "array_of_distribs[{}] = {} is not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE",
+           d, distrib);
     }
-    long long processes = 1;
-    for (int d = 0; d < ndims; ++d) {
-      if (gsizes[d] <= 0)
-        fail(MPI_ERR_ARG, "array_of_gsizes[{}] = {} is not positive", d, gsizes[d]);
-      if (psizes[d] <= 0)
-        fail(MPI_ERR_ARG, "array_of_psizes[{}] = {} is not positive", d, psizes[d]);
-      processes = std::min(processes * psizes[d], static_cast<long long>(size) + 1);
-      const int distrib = distribs[d], darg = dargs[d];
-      if (distrib != MPI_DISTRIBUTE_BLOCK && distrib != MPI_DISTRIBUTE_CYCLIC &&
-          distrib != MPI_DISTRIBUTE_NONE) {
-        fail(MPI_ERR_ARG,
-             "array_of_distribs[{}] = {} is not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE", d,
-             distrib);
-      }
-      if (distrib == MPI_DISTRIBUTE_NONE && psizes[d] != 1) {
-        fail(MPI_ERR_ARG,
-             "dimension {} is not distributed (MPI_DISTRIBUTE_NONE) but array_of_psizes[{}] is {}, "
-             "not 1",
-             d, d, psizes[d]);
-      }
-      if (distrib != MPI_DISTRIBUTE_NONE && darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0) {
-        fail(MPI_ERR_ARG,
-             "array_of_dargs[{}] = {} is neither positive nor MPI_DISTRIBUTE_DFLT_DARG", d, darg);
-      }
-      if (distrib == MPI_DISTRIBUTE_BLOCK && darg != MPI_DISTRIBUTE_DFLT_DARG &&
-          static_cast<long long>(darg) * psizes[d] < gsizes[d]) {
-        fail(
-            MPI_ERR_ARG,
-            "block distribution of dimension {}: {} processes of blocks of {} (array_of_dargs[{}]) "
-            "hold only {} of its {} elements",
-            d, psizes[d], darg, d, static_cast<long long>(darg) * psizes[d], gsizes[d]);
-      }
+    if (distrib == MPI_DISTRIBUTE_NONE && psizes[d] != 1) {
+      fail(MPI_ERR_ARG,
+           "dimension {} is not distributed (MPI_DISTRIBUTE_NONE) but array_of_psizes[{}] is {}, "
+           "not 1",
+           d, d, psizes[d]);
     }
-    if (processes != size) {
-      fail(MPI_ERR_ARG, "the process grid (array_of_psizes) has {}{} processes, but size is {}",
-           processes > size ? "more than " : "", processes > size ? size : processes, size);
+    if (distrib != MPI_DISTRIBUTE_NONE && darg != MPI_DISTRIBUTE_DFLT_DARG && darg <= 0) {
+      fail(MPI_ERR_ARG, "array_of_dargs[{}] = {} is neither positive nor MPI_DISTRIBUTE_DFLT_DARG",
+           d, darg);
     }
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-
-    std::vector<int> integers{size, rank, ndims};
-    for (const int* a : {gsizes, distribs, dargs, psizes})
-      integers.insert(integers.end(), a, a + ndims);
-    integers.push_back(order);
-    const grid layout = darray_grid(integers, old);
-    rmpl_mpi_datatype t;
-    lay_out(
-        t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
-    // The whole global array, lb 0, like a subarray.
-    t.lb = 0;
-    t.extent = layout.extent();
-    t.explicit_lb = t.explicit_ub = true;
-    set_contiguous(t);
-    t.combiner = MPI_COMBINER_DARRAY;
-    t.integers = std::move(integers);
-    t.types = {oldtype};
-    publish(std::move(t), newtype);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_resized", [&] {
-    const rmpl_mpi_datatype& old = datatype(oldtype, false);
-    output(newtype, "newtype");
-    add(lb, extent);  // the upper bound must be representable
-    rmpl_mpi_datatype t;
-    copy_layout(old, t);
-    t.lb = lb;
-    t.extent = extent;
-    t.explicit_lb = t.explicit_ub = true;
-    set_contiguous(t);
-    t.combiner = MPI_COMBINER_RESIZED;
-    t.addresses = {lb, extent};
-    t.types = {oldtype};
-    publish(std::move(t), newtype);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_dup", [&] {
-    const rmpl_mpi_datatype& old = rmpl::mpi::datatype(oldtype, false);
-    output(newtype, "newtype");
-    rmpl_mpi_datatype t;
-    copy_layout(old, t);
-    if (old.committed) commit(t);  // a duplicate is as ready for use as the original (4.1.10)
-    t.combiner = MPI_COMBINER_DUP;
-    t.types = {oldtype};
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    publish(std::move(t), &made);
-    try {
-      copy_attributes(oldtype, made);
-    } catch (...) {
-      made->tag = magic::dead;
-      release(made);
-      throw;
+    if (distrib == MPI_DISTRIBUTE_BLOCK && darg != MPI_DISTRIBUTE_DFLT_DARG &&
+        static_cast<long long>(darg) * psizes[d] < gsizes[d]) {
+      fail(MPI_ERR_ARG,
+           "block distribution of dimension {}: {} processes of blocks of {} (array_of_dargs[{}]) "
+           "hold only {} of its {} elements",
+           d, psizes[d], darg, d, static_cast<long long>(darg) * psizes[d], gsizes[d]);
     }
-    *newtype = made;
-    return MPI_SUCCESS;
-  });
+  }
+  if (processes != size) {
+    fail(MPI_ERR_ARG, "the process grid (array_of_psizes) has {}{} processes, but size is {}",
+         processes > size ? "more than " : "", processes > size ? size : processes, size);
+  }
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+
+  std::vector<int> integers{size, rank, ndims};
+  for (const int* a : {gsizes, distribs, dargs, psizes})
+    integers.insert(integers.end(), a, a + ndims);
+  integers.push_back(order);
+  const grid layout = darray_grid(integers, old);
+  rmpl_mpi_datatype t;
+  lay_out(
+      t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
+  // The whole global array, lb 0, like a subarray.
+  t.lb = 0;
+  t.extent = layout.extent();
+  t.explicit_lb = t.explicit_ub = true;
+  set_contiguous(t);
+  t.combiner = MPI_COMBINER_DARRAY;
+  t.integers = std::move(integers);
+  t.types = {oldtype};
+  publish(std::move(t), newtype);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_commit(MPI_Datatype* datatype) {
-  return call(nullptr, "MPI_Type_commit", [&] {
-    output(datatype, "datatype");
-    commit(rmpl::mpi::datatype(*datatype, false));
-    return MPI_SUCCESS;
-  });
+int Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+  const rmpl_mpi_datatype& old = datatype(oldtype, false);
+  output(newtype, "newtype");
+  add(lb, extent);  // the upper bound must be representable
+  rmpl_mpi_datatype t;
+  copy_layout(old, t);
+  t.lb = lb;
+  t.extent = extent;
+  t.explicit_lb = t.explicit_ub = true;
+  set_contiguous(t);
+  t.combiner = MPI_COMBINER_RESIZED;
+  t.addresses = {lb, extent};
+  t.types = {oldtype};
+  publish(std::move(t), newtype);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_free(MPI_Datatype* datatype) {
-  return call(nullptr, "MPI_Type_free", [&] {
-    output(datatype, "datatype");
-    rmpl_mpi_datatype& t = rmpl::mpi::datatype(*datatype, false);
-    if (t.predefined) fail(MPI_ERR_TYPE, "{} is a predefined datatype; it cannot be freed", t.name);
-    delete_attributes(*datatype);  // a failing delete callback leaves the type as it is
-    if (t.references == 0) {
-      release(&t);
-    } else {
-      // Still named by the contents of other types: unusable from now on, kept until they go.
-      t.tag = magic::dead;
+int Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const rmpl_mpi_datatype& old = rmpl::mpi::datatype(oldtype, false);
+  output(newtype, "newtype");
+  rmpl_mpi_datatype t;
+  copy_layout(old, t);
+  if (old.committed) commit(t);  // a duplicate is as ready for use as the original (4.1.10)
+  t.combiner = MPI_COMBINER_DUP;
+  t.types = {oldtype};
+  MPI_Datatype made = MPI_DATATYPE_NULL;
+  publish(std::move(t), &made);
+  try {
+    copy_attributes(oldtype, made);
+  } catch (...) {
+    made->tag = magic::dead;
+    release(made);
+    throw;
+  }
+  *newtype = made;
+  return MPI_SUCCESS;
+}
+
+int Type_commit(MPI_Datatype* datatype) {
+  output(datatype, "datatype");
+  commit(rmpl::mpi::datatype(*datatype, false));
+  return MPI_SUCCESS;
+}
+
+int Type_free(MPI_Datatype* datatype) {
+  output(datatype, "datatype");
+  rmpl_mpi_datatype& t = rmpl::mpi::datatype(*datatype, false);
+  if (t.predefined) fail(MPI_ERR_TYPE, "{} is a predefined datatype; it cannot be freed", t.name);
+  delete_attributes(*datatype);  // a failing delete callback leaves the type as it is
+  if (t.references == 0) {
+    release(&t);
+  } else {
+    // Still named by the contents of other types: unusable from now on, kept until they go.
+    t.tag = magic::dead;
+  }
+  *datatype = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+int Type_size(MPI_Datatype datatype, int* size) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(size, "size");
+  *size = t.size > std::numeric_limits<int>::max() ? MPI_UNDEFINED : static_cast<int>(t.size);
+  return MPI_SUCCESS;
+}
+
+int Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(size, "size");
+  *size = t.size;
+  return MPI_SUCCESS;
+}
+
+int Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(lb, "lb");
+  output(extent, "extent");
+  *lb = t.lb;
+  *extent = t.extent;
+  return MPI_SUCCESS;
+}
+
+int Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(lb, "lb");
+  output(extent, "extent");
+  *lb = t.lb;
+  *extent = t.extent;
+  return MPI_SUCCESS;
+}
+
+int Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(true_lb, "true_lb");
+  output(true_extent, "true_extent");
+  *true_lb = t.true_lb;
+  *true_extent = t.true_extent;
+  return MPI_SUCCESS;
+}
+
+int Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(true_lb, "true_lb");
+  output(true_extent, "true_extent");
+  *true_lb = t.true_lb;
+  *true_extent = t.true_extent;
+  return MPI_SUCCESS;
+}
+
+int Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(extent, "extent");
+  *extent = t.extent;
+  return MPI_SUCCESS;
+}
+
+int Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(displacement, "displacement");
+  *displacement = t.lb;
+  return MPI_SUCCESS;
+}
+
+int Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(displacement, "displacement");
+  *displacement = t.lb + t.extent;
+  return MPI_SUCCESS;
+}
+
+int Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                         MPI_Datatype* pair_type) {
+  rmpl::mpi::datatype(value_type, false);
+  rmpl::mpi::datatype(index_type, false);
+  if (pair_type == nullptr) fail(MPI_ERR_ARG, "the pair type pointer is null");
+  // MPI-4.1: the predefined value-index type of MPI_MINLOC / MPI_MAXLOC for these two, or
+  // MPI_DATATYPE_NULL when there is none (MPI_2REAL and MPI_2DOUBLE_PRECISION are not here).
+  static const struct {
+    MPI_Datatype value, index, pair;
+  } pairs[] = {
+      {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},     {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+      {MPI_LONG, MPI_INT, MPI_LONG_INT},       {MPI_INT, MPI_INT, MPI_2INT},
+      {MPI_SHORT, MPI_INT, MPI_SHORT_INT},     {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+      {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER}};
+  *pair_type = MPI_DATATYPE_NULL;
+  for (const auto& p : pairs) {
+    if (p.value == value_type && p.index == index_type) *pair_type = p.pair;
+  }
+  return MPI_SUCCESS;
+}
+
+int Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                      int* num_datatypes, int* combiner) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(num_integers, "num_integers");
+  output(num_addresses, "num_addresses");
+  output(num_datatypes, "num_datatypes");
+  output(combiner, "combiner");
+  *num_integers = static_cast<int>(t.integers.size());
+  *num_addresses = static_cast<int>(t.addresses.size());
+  *num_datatypes = static_cast<int>(t.types.size());
+  *combiner = t.combiner;
+  return MPI_SUCCESS;
+}
+
+int Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                      int array_of_integers[], MPI_Aint array_of_addresses[],
+                      MPI_Datatype array_of_datatypes[]) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  if (t.combiner == MPI_COMBINER_NAMED) {
+    fail(MPI_ERR_TYPE,
+         "{} is a predefined datatype: it has no contents (its combiner is "
+         "MPI_COMBINER_NAMED)",
+         describe(t));
+  }
+  const auto room = [](int max, std::size_t needed, const void* a, const char* what) {
+    if (max < 0 || static_cast<std::size_t>(max) < needed) {
+      fail(MPI_ERR_ARG, "{} is {}, but the datatype's contents have {} of them", what, max, needed);
     }
-    *datatype = MPI_DATATYPE_NULL;
-    return MPI_SUCCESS;
-  });
+    if (needed > 0 && a == nullptr) fail(MPI_ERR_ARG, "the array for {} is null", what);
+  };
+  room(max_integers, t.integers.size(), array_of_integers, "max_integers");
+  room(max_addresses, t.addresses.size(), array_of_addresses, "max_addresses");
+  room(max_datatypes, t.types.size(), array_of_datatypes, "max_datatypes");
+  std::copy(t.integers.begin(), t.integers.end(), array_of_integers);
+  std::copy(t.addresses.begin(), t.addresses.end(), array_of_addresses);
+  // MPI-3.1 4.1.13: derived types come back as new handles the program frees.
+  for (std::size_t i = 0; i < t.types.size(); ++i) {
+    const MPI_Datatype component = t.types[i];
+    array_of_datatypes[i] = component->predefined ? component : clone(*component);
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  return call(nullptr, "MPI_Type_size", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(size, "size");
-    *size = t.size > std::numeric_limits<int>::max() ? MPI_UNDEFINED : static_cast<int>(t.size);
-    return MPI_SUCCESS;
-  });
+int Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(type_name, "type_name");
+  t.name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  return call(nullptr, "MPI_Type_size_x", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(size, "size");
-    *size = t.size;
-    return MPI_SUCCESS;
-  });
+int Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(type_name, "type_name");
+  output(resultlen, "resultlen");
+  const std::size_t n = std::min<std::size_t>(t.name.size(), MPI_MAX_OBJECT_NAME - 1);
+  std::memcpy(type_name, t.name.data(), n);
+  type_name[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  return call(nullptr, "MPI_Type_get_extent", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(lb, "lb");
-    output(extent, "extent");
-    *lb = t.lb;
-    *extent = t.extent;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  return call(nullptr, "MPI_Type_get_extent_x", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(lb, "lb");
-    output(extent, "extent");
-    *lb = t.lb;
-    *extent = t.extent;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
-  return call(nullptr, "MPI_Type_get_true_extent", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(true_lb, "true_lb");
-    output(true_extent, "true_extent");
-    *true_lb = t.true_lb;
-    *true_extent = t.true_extent;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return call(nullptr, "MPI_Type_get_true_extent_x", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(true_lb, "true_lb");
-    output(true_extent, "true_extent");
-    *true_lb = t.true_lb;
-    *true_extent = t.true_extent;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
-  return call(nullptr, "MPI_Type_extent", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(extent, "extent");
-    *extent = t.extent;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
-  return call(nullptr, "MPI_Type_lb", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(displacement, "displacement");
-    *displacement = t.lb;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
-  return call(nullptr, "MPI_Type_ub", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(displacement, "displacement");
-    *displacement = t.lb + t.extent;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
-                              MPI_Datatype* pair_type) {
-  return call(nullptr, "MPI_Type_get_value_index", [&] {
-    rmpl::mpi::datatype(value_type, false);
-    rmpl::mpi::datatype(index_type, false);
-    if (pair_type == nullptr) fail(MPI_ERR_ARG, "the pair type pointer is null");
-    // MPI-4.1: the predefined value-index type of MPI_MINLOC / MPI_MAXLOC for these two, or
-    // MPI_DATATYPE_NULL when there is none (MPI_2REAL and MPI_2DOUBLE_PRECISION are not here).
-    static const struct {
-      MPI_Datatype value, index, pair;
-    } pairs[] = {
-        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},     {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
-        {MPI_LONG, MPI_INT, MPI_LONG_INT},       {MPI_INT, MPI_INT, MPI_2INT},
-        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},     {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
-        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER}};
-    *pair_type = MPI_DATATYPE_NULL;
-    for (const auto& p : pairs) {
-      if (p.value == value_type && p.index == index_type) *pair_type = p.pair;
+int Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  output(datatype, "datatype");
+  std::vector<MPI_Datatype> candidates;
+  switch (typeclass) {
+    case MPI_TYPECLASS_INTEGER:
+      candidates = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG_LONG_INT};
+      break;
+    case MPI_TYPECLASS_REAL:
+      candidates = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+      break;
+    case MPI_TYPECLASS_COMPLEX:
+      candidates = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+      break;
+    default:
+      fail(MPI_ERR_ARG, "typeclass {} is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", typeclass);
+  }
+  for (MPI_Datatype candidate : candidates) {
+    if (candidate->size == size) {
+      *datatype = candidate;
+      return MPI_SUCCESS;
     }
-    return MPI_SUCCESS;
-  });
+  }
+  fail(MPI_ERR_ARG, "no predefined type of typeclass {} has {} bytes", typeclass, size);
 }
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
-                           int* num_datatypes, int* combiner) {
-  return call(nullptr, "MPI_Type_get_envelope", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(num_integers, "num_integers");
-    output(num_addresses, "num_addresses");
-    output(num_datatypes, "num_datatypes");
-    output(combiner, "combiner");
-    *num_integers = static_cast<int>(t.integers.size());
-    *num_addresses = static_cast<int>(t.addresses.size());
-    *num_datatypes = static_cast<int>(t.types.size());
-    *combiner = t.combiner;
-    return MPI_SUCCESS;
-  });
+int Get_address(const void* location, MPI_Aint* address) {
+  output(address, "address");
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
-  return call(nullptr, "MPI_Type_get_contents", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    if (t.combiner == MPI_COMBINER_NAMED) {
-      fail(MPI_ERR_TYPE,
-           "{} is a predefined datatype: it has no contents (its combiner is "
-           "MPI_COMBINER_NAMED)",
-           describe(t));
-    }
-    const auto room = [](int max, std::size_t needed, const void* a, const char* what) {
-      if (max < 0 || static_cast<std::size_t>(max) < needed) {
-        fail(MPI_ERR_ARG, "{} is {}, but the datatype's contents have {} of them", what, max,
-             needed);
-      }
-      if (needed > 0 && a == nullptr) fail(MPI_ERR_ARG, "the array for {} is null", what);
-    };
-    room(max_integers, t.integers.size(), array_of_integers, "max_integers");
-    room(max_addresses, t.addresses.size(), array_of_addresses, "max_addresses");
-    room(max_datatypes, t.types.size(), array_of_datatypes, "max_datatypes");
-    std::copy(t.integers.begin(), t.integers.end(), array_of_integers);
-    std::copy(t.addresses.begin(), t.addresses.end(), array_of_addresses);
-    // MPI-3.1 4.1.13: derived types come back as new handles the program frees.
-    for (std::size_t i = 0; i < t.types.size(); ++i) {
-      const MPI_Datatype component = t.types[i];
-      array_of_datatypes[i] = component->predefined ? component : clone(*component);
-    }
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
-  return call(nullptr, "MPI_Type_set_name", [&] {
-    rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(type_name, "type_name");
-    t.name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
-  return call(nullptr, "MPI_Type_get_name", [&] {
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-    output(type_name, "type_name");
-    output(resultlen, "resultlen");
-    const std::size_t n = std::min<std::size_t>(t.name.size(), MPI_MAX_OBJECT_NAME - 1);
-    std::memcpy(type_name, t.name.data(), n);
-    type_name[n] = '\0';
-    *resultlen = static_cast<int>(n);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
-  return call(nullptr, "MPI_Type_match_size", [&] {
-    output(datatype, "datatype");
-    std::vector<MPI_Datatype> candidates;
-    switch (typeclass) {
-      case MPI_TYPECLASS_INTEGER:
-        candidates = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG_LONG_INT};
-        break;
-      case MPI_TYPECLASS_REAL:
-        candidates = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-        break;
-      case MPI_TYPECLASS_COMPLEX:
-        candidates = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
-        break;
-      default:
-        fail(MPI_ERR_ARG, "typeclass {} is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX",
-             typeclass);
-    }
-    for (MPI_Datatype candidate : candidates) {
-      if (candidate->size == size) {
-        *datatype = candidate;
-        return MPI_SUCCESS;
-      }
-    }
-    fail(MPI_ERR_ARG, "no predefined type of typeclass {} has {} bytes", typeclass, size);
-  });
-}
-
-int PMPI_Get_address(const void* location, MPI_Aint* address) {
-  return call(nullptr, "MPI_Get_address", [&] {
-    output(address, "address");
-    *address = reinterpret_cast<MPI_Aint>(location);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Address(void* location, MPI_Aint* address) {
-  return call(nullptr, "MPI_Address", [&] {
-    output(address, "address");
-    *address = reinterpret_cast<MPI_Aint>(location);
-    return MPI_SUCCESS;
-  });
+int Address(void* location, MPI_Aint* address) {
+  output(address, "address");
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
 }
 
 // Address arithmetic on MPI_Aint as on the unsigned addresses it holds (MPI-3.1 4.1.5).
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+MPI_Aint Aint_add(MPI_Aint base, MPI_Aint disp) {
   return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(base) +
                                static_cast<std::uintptr_t>(disp));
 }
 
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+MPI_Aint Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
   return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(addr1) -
                                static_cast<std::uintptr_t>(addr2));
 }
 
-RMPL_MPI_DEFINE(Type_contiguous)
-RMPL_MPI_DEFINE(Type_vector)
-RMPL_MPI_DEFINE(Type_create_hvector)
-RMPL_MPI_DEFINE(Type_hvector)
-RMPL_MPI_DEFINE(Type_indexed)
-RMPL_MPI_DEFINE(Type_create_hindexed)
-RMPL_MPI_DEFINE(Type_hindexed)
-RMPL_MPI_DEFINE(Type_create_indexed_block)
-RMPL_MPI_DEFINE(Type_create_hindexed_block)
-RMPL_MPI_DEFINE(Type_create_struct)
-RMPL_MPI_DEFINE(Type_struct)
-RMPL_MPI_DEFINE(Type_create_subarray)
-RMPL_MPI_DEFINE(Type_create_darray)
-RMPL_MPI_DEFINE(Type_create_resized)
-RMPL_MPI_DEFINE(Type_dup)
-RMPL_MPI_DEFINE(Type_commit)
-RMPL_MPI_DEFINE(Type_free)
-RMPL_MPI_DEFINE(Type_size)
-RMPL_MPI_DEFINE(Type_size_x)
-RMPL_MPI_DEFINE(Type_get_extent)
-RMPL_MPI_DEFINE(Type_get_extent_x)
-RMPL_MPI_DEFINE(Type_get_true_extent)
-RMPL_MPI_DEFINE(Type_get_true_extent_x)
-RMPL_MPI_DEFINE(Type_extent)
-RMPL_MPI_DEFINE(Type_lb)
-RMPL_MPI_DEFINE(Type_ub)
-RMPL_MPI_DEFINE(Type_get_envelope)
-RMPL_MPI_DEFINE(Type_get_value_index)
-RMPL_MPI_DEFINE(Type_get_contents)
-RMPL_MPI_DEFINE(Type_set_name)
-RMPL_MPI_DEFINE(Type_get_name)
-RMPL_MPI_DEFINE(Type_match_size)
-RMPL_MPI_DEFINE(Get_address)
-RMPL_MPI_DEFINE(Address)
-RMPL_MPI_DEFINE(Aint_add)
-RMPL_MPI_DEFINE(Aint_diff)
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
 namespace rmpl::mpi {
 
@@ -1374,3 +1278,5 @@ void for_each_piece(const rmpl_mpi_datatype& t, const std::function<void(const p
 }
 
 }  // namespace rmpl::mpi
+
+#include "mpi/bindings/datatypes.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -98,100 +98,89 @@ void abort_job(int code) noexcept {
 using namespace rmpl::mpi;
 namespace core = rmpl::core;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Init(int*, char***) {
-  return call(nullptr, "MPI_Init", [&] {
-    start_mpi(core::threads::level::single);
-    return MPI_SUCCESS;
-  });
+int Init(int*, char***) {
+  start_mpi(core::threads::level::single);
+  return MPI_SUCCESS;
 }
-int PMPI_Init_thread(int*, char***, int required, int* provided) {
-  return call(nullptr, "MPI_Init_thread", [&] {
-    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
-      fail(MPI_ERR_ARG,
-           "required thread level {} is not one of MPI_THREAD_SINGLE (0) to "
-           "MPI_THREAD_MULTIPLE (3)",
-           required);
-    }
-    start_mpi(static_cast<core::threads::level>(required));
-    *provided = required;
-    return MPI_SUCCESS;
-  });
+int Init_thread(int*, char***, int required, int* provided) {
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) {
+    fail(MPI_ERR_ARG,
+         "required thread level {} is not one of MPI_THREAD_SINGLE (0) to "
+         "MPI_THREAD_MULTIPLE (3)",
+         required);
+  }
+  start_mpi(static_cast<core::threads::level>(required));
+  *provided = required;
+  return MPI_SUCCESS;
 }
-int PMPI_Query_thread(int* provided) {
-  return call_any_thread(nullptr, "MPI_Query_thread", [&] {
-    require_initialized();
-    *provided = static_cast<int>(level_now);
-    return MPI_SUCCESS;
-  });
+int Query_thread(int* provided) {
+  require_initialized();
+  *provided = static_cast<int>(level_now);
+  return MPI_SUCCESS;
 }
-int PMPI_Is_thread_main(int* flag) {
-  return call_any_thread(nullptr, "MPI_Is_thread_main", [&] {
-    require_initialized();
-    *flag = core::threads::is_main ? 1 : 0;
-    return MPI_SUCCESS;
-  });
+int Is_thread_main(int* flag) {
+  require_initialized();
+  *flag = core::threads::is_main ? 1 : 0;
+  return MPI_SUCCESS;
 }
-int PMPI_Finalize(void) {
-  return call(nullptr, "MPI_Finalize", [&] {
-    require_initialized();
-    // MPI_COMM_SELF's attributes are deleted first, most recently set first, before anything else
-    // of the library goes (MPI-3.1 8.7.1): their delete callbacks may still call any MPI function
-    // (MPI_Finalized still says false). Then MPI_COMM_WORLD's, as if it were freed, so that their
-    // callbacks too run while MPI works. A failing callback fails MPI_Finalize, which the program
-    // may call again.
-    delete_attributes(MPI_COMM_SELF);
-    delete_attributes(MPI_COMM_WORLD);
-    finalize_requests();
-    rmpl_mpi_comm_world.tag = magic::inactive;
-    rmpl_mpi_comm_self.tag = magic::inactive;
-    rmpl_mpi_comm_world.impl.reset();
-    rmpl_mpi_comm_self.impl.reset();
-    now = phase::after;
-    core::threads::stop();
-    // Waits for every rank. A rank that died before all arrived is this call's failure
-    // (MPI_ERR_PROC_FAILED), reported through MPI_COMM_WORLD's handler while the kernel still
-    // knows this rank; MPI is finalized either way.
-    int result = MPI_SUCCESS;
-    try {
-      rmpl::api::finalize_if_last();
-    } catch (...) {
-      result = raise_current(nullptr, "MPI_Finalize");
-    }
-    rmpl::api::release();
-    return result;
-  });
+int Finalize(void) {
+  require_initialized();
+  // MPI_COMM_SELF's attributes are deleted first, most recently set first, before anything else
+  // of the library goes (MPI-3.1 8.7.1): their delete callbacks may still call any MPI function
+  // (MPI_Finalized still says false). Then MPI_COMM_WORLD's, as if it were freed, so that their
+  // callbacks too run while MPI works. A failing callback fails MPI_Finalize, which the program
+  // may call again.
+  delete_attributes(MPI_COMM_SELF);
+  delete_attributes(MPI_COMM_WORLD);
+  finalize_requests();
+  rmpl_mpi_comm_world.tag = magic::inactive;
+  rmpl_mpi_comm_self.tag = magic::inactive;
+  rmpl_mpi_comm_world.impl.reset();
+  rmpl_mpi_comm_self.impl.reset();
+  now = phase::after;
+  core::threads::stop();
+  // Waits for every rank. A rank that died before all arrived is this call's failure
+  // (MPI_ERR_PROC_FAILED), reported through MPI_COMM_WORLD's handler while the kernel still
+  // knows this rank; MPI is finalized either way.
+  int result = MPI_SUCCESS;
+  try {
+    rmpl::api::finalize_if_last();
+  } catch (...) {
+    result = raise_current(nullptr, "MPI_Finalize");
+  }
+  rmpl::api::release();
+  return result;
 }
-int PMPI_Initialized(int* flag) {
+int Initialized(int* flag) {
   *flag = now != phase::before;
   return MPI_SUCCESS;
 }
-int PMPI_Finalized(int* flag) {
+int Finalized(int* flag) {
   *flag = now == phase::after;
   return MPI_SUCCESS;
 }
-int PMPI_Abort(MPI_Comm, int errorcode) {
+int Abort(MPI_Comm, int errorcode) {
   const int rank = rmpl::api::initialized() ? rmpl::api::kernel().rank() : 0;
   std::fprintf(stderr, "rmpl: MPI_Abort called on rank %d with error code %d: ending the job\n",
                rank, errorcode);
   abort_job(errorcode);
 }
-int PMPI_Get_processor_name(char* name, int* resultlen) {
-  return call(nullptr, "MPI_Get_processor_name", [&] {
-    char host[MPI_MAX_PROCESSOR_NAME] = {};
-    if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
-    std::strcpy(name, host);
-    *resultlen = static_cast<int>(std::strlen(host));
-    return MPI_SUCCESS;
-  });
+int Get_processor_name(char* name, int* resultlen) {
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+  std::strcpy(name, host);
+  *resultlen = static_cast<int>(std::strlen(host));
+  return MPI_SUCCESS;
 }
-int PMPI_Get_version(int* version, int* subversion) {
+int Get_version(int* version, int* subversion) {
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
-int PMPI_Get_library_version(char* version, int* resultlen) {
+int Get_library_version(char* version, int* resultlen) {
   const int n = std::snprintf(
       version, MPI_MAX_LIBRARY_VERSION_STRING,
       "rmpl %s (MPI %d.%d without one-sided communication, MPI-IO, dynamic processes and the "
@@ -200,33 +189,21 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
   *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
   return MPI_SUCCESS;
 }
-int PMPI_Pcontrol(const int, ...) {
+int Pcontrol(const int, ...) {
   return MPI_SUCCESS;  // no profiling levels of its own; tools intercept MPI_Pcontrol
 }
-double PMPI_Wtime(void) {
+double Wtime(void) {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
-double PMPI_Wtick(void) {
+double Wtick(void) {
   timespec ts{};
   clock_getres(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Init)
-RMPL_MPI_DEFINE(Init_thread)
-RMPL_MPI_DEFINE(Query_thread)
-RMPL_MPI_DEFINE(Is_thread_main)
-RMPL_MPI_DEFINE(Finalize)
-RMPL_MPI_DEFINE(Initialized)
-RMPL_MPI_DEFINE(Finalized)
-RMPL_MPI_DEFINE(Abort)
-RMPL_MPI_DEFINE(Get_processor_name)
-RMPL_MPI_DEFINE(Get_version)
-RMPL_MPI_DEFINE(Get_library_version)
-RMPL_MPI_DEFINE(Pcontrol)
-RMPL_MPI_DEFINE(Wtime)
-RMPL_MPI_DEFINE(Wtick)
+#include "mpi/bindings/environment.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -252,67 +252,58 @@ rmpl_mpi_errhandler& errhandler(MPI_Errhandler e) {
 
 using namespace rmpl::mpi;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Error_class(int errorcode, int* errorclass) {
-  return call_any_thread(nullptr, "MPI_Error_class", [&] {
-    if (predefined(errorcode)) {
-      *errorclass = errorcode;
-    } else if (auto it = added().find(errorcode); it != added().end()) {
-      *errorclass = it->second.error_class;
-    } else {
-      fail(MPI_ERR_ARG, "{} is not an error code", errorcode);
-    }
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  return call_any_thread(nullptr, "MPI_Error_string", [&] {
-    std::string text;
-    if (predefined(errorcode)) {
-      text = class_names[errorcode];
-      if (auto it = last_messages().find(errorcode); it != last_messages().end()) {
-        text += " (" + it->second + ")";
-      }
-    } else if (auto it = added().find(errorcode); it != added().end()) {
-      text = it->second.text;
-    } else {
-      fail(MPI_ERR_ARG, "{} is not an error code", errorcode);
-    }
-    if (text.size() > MPI_MAX_ERROR_STRING - 1) text.resize(MPI_MAX_ERROR_STRING - 1);
-    std::memcpy(string, text.c_str(), text.size() + 1);
-    *resultlen = static_cast<int>(text.size());
-    return MPI_SUCCESS;
-  });
+int Error_class(int errorcode, int* errorclass) {
+  if (predefined(errorcode)) {
+    *errorclass = errorcode;
+  } else if (auto it = added().find(errorcode); it != added().end()) {
+    *errorclass = it->second.error_class;
+  } else {
+    fail(MPI_ERR_ARG, "{} is not an error code", errorcode);
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Add_error_class(int* errorclass) {
-  return call(nullptr, "MPI_Add_error_class", [&] {
-    *errorclass = ++last_code;
-    added()[last_code] = {last_code, ""};
-    return MPI_SUCCESS;
-  });
-}
-int PMPI_Add_error_code(int errorclass, int* errorcode) {
-  return call(nullptr, "MPI_Add_error_code", [&] {
-    if (!predefined(errorclass) && !added().contains(errorclass)) {
-      fail(MPI_ERR_ARG, "{} is not an error class", errorclass);
+int Error_string(int errorcode, char* string, int* resultlen) {
+  std::string text;
+  if (predefined(errorcode)) {
+    text = class_names[errorcode];
+    if (auto it = last_messages().find(errorcode); it != last_messages().end()) {
+      text += " (" + it->second + ")";
     }
-    *errorcode = ++last_code;
-    added()[last_code] = {errorclass, ""};
-    return MPI_SUCCESS;
-  });
+  } else if (auto it = added().find(errorcode); it != added().end()) {
+    text = it->second.text;
+  } else {
+    fail(MPI_ERR_ARG, "{} is not an error code", errorcode);
+  }
+  if (text.size() > MPI_MAX_ERROR_STRING - 1) text.resize(MPI_MAX_ERROR_STRING - 1);
+  std::memcpy(string, text.c_str(), text.size() + 1);
+  *resultlen = static_cast<int>(text.size());
+  return MPI_SUCCESS;
 }
-int PMPI_Add_error_string(int errorcode, const char* string) {
-  return call(nullptr, "MPI_Add_error_string", [&] {
-    auto it = added().find(errorcode);
-    if (it == added().end()) {
-      fail(MPI_ERR_ARG, "{} is not an error code added with MPI_Add_error_code/class", errorcode);
-    }
-    it->second.text = string ? string : "";
-    return MPI_SUCCESS;
-  });
+
+int Add_error_class(int* errorclass) {
+  *errorclass = ++last_code;
+  added()[last_code] = {last_code, ""};
+  return MPI_SUCCESS;
+}
+int Add_error_code(int errorclass, int* errorcode) {
+  if (!predefined(errorclass) && !added().contains(errorclass)) {
+    fail(MPI_ERR_ARG, "{} is not an error class", errorclass);
+  }
+  *errorcode = ++last_code;
+  added()[last_code] = {errorclass, ""};
+  return MPI_SUCCESS;
+}
+int Add_error_string(int errorcode, const char* string) {
+  auto it = added().find(errorcode);
+  if (it == added().end()) {
+    fail(MPI_ERR_ARG, "{} is not an error code added with MPI_Add_error_code/class", errorcode);
+  }
+  it->second.text = string ? string : "";
+  return MPI_SUCCESS;
 }
 
 // MPI-4.1's removals: a class goes only once no added code is in it; MPI_LASTUSEDCODE then
@@ -332,101 +323,71 @@ std::map<int, added_code>::iterator added_entry(int code, bool want_class) {
 }
 }  // namespace
 
-int PMPI_Remove_error_class(int errorclass) {
-  return call(nullptr, "MPI_Remove_error_class", [&] {
-    auto it = added_entry(errorclass, true);
-    for (const auto& [code, entry] : added()) {
-      if (code != errorclass && entry.error_class == errorclass) {
-        fail(MPI_ERR_ERRHANDLER, "error class {} still has code {} (remove the codes first)",
-             errorclass, code);
-      }
+int Remove_error_class(int errorclass) {
+  auto it = added_entry(errorclass, true);
+  for (const auto& [code, entry] : added()) {
+    if (code != errorclass && entry.error_class == errorclass) {
+      fail(MPI_ERR_ERRHANDLER, "error class {} still has code {} (remove the codes first)",
+           errorclass, code);
     }
-    added().erase(it);
-    lower_last_code();
-    return MPI_SUCCESS;
-  });
+  }
+  added().erase(it);
+  lower_last_code();
+  return MPI_SUCCESS;
 }
-int PMPI_Remove_error_code(int errorcode) {
-  return call(nullptr, "MPI_Remove_error_code", [&] {
-    added().erase(added_entry(errorcode, false));
-    lower_last_code();
-    return MPI_SUCCESS;
-  });
+int Remove_error_code(int errorcode) {
+  added().erase(added_entry(errorcode, false));
+  lower_last_code();
+  return MPI_SUCCESS;
 }
-int PMPI_Remove_error_string(int errorcode) {
-  return call(nullptr, "MPI_Remove_error_string", [&] {
-    auto it = added().find(errorcode);
-    if (it == added().end()) {
-      fail(MPI_ERR_ARG, "{} is not an error code or class added with MPI_Add_error_code/class",
-           errorcode);
-    }
-    it->second.text.clear();
-    return MPI_SUCCESS;
-  });
+int Remove_error_string(int errorcode) {
+  auto it = added().find(errorcode);
+  if (it == added().end()) {
+    fail(MPI_ERR_ARG, "{} is not an error code or class added with MPI_Add_error_code/class",
+         errorcode);
+  }
+  it->second.text.clear();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function,
-                                MPI_Errhandler* errhandler) {
-  return call(nullptr, "MPI_Comm_create_errhandler", [&] {
-    if (function == nullptr) fail(MPI_ERR_ARG, "the handler function is null");
-    rmpl_mpi_errhandler* h = handlers().make();
-    h->function = function;
-    *errhandler = h;
-    return MPI_SUCCESS;
-  });
+int Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+  if (function == nullptr) fail(MPI_ERR_ARG, "the handler function is null");
+  rmpl_mpi_errhandler* h = handlers().make();
+  h->function = function;
+  *errhandler = h;
+  return MPI_SUCCESS;
 }
-int PMPI_Comm_set_errhandler(MPI_Comm c, MPI_Errhandler e) {
-  return call(c, "MPI_Comm_set_errhandler", [&] {
-    rmpl_mpi_comm& target = comm(c);
-    errhandler(e);
-    target.errhandler = e;
-    return MPI_SUCCESS;
-  });
+int Comm_set_errhandler(MPI_Comm c, MPI_Errhandler e) {
+  rmpl_mpi_comm& target = comm(c);
+  errhandler(e);
+  target.errhandler = e;
+  return MPI_SUCCESS;
 }
-int PMPI_Comm_get_errhandler(MPI_Comm c, MPI_Errhandler* e) {
-  return call(c, "MPI_Comm_get_errhandler", [&] {
-    rmpl_mpi_comm& target = comm(c);
-    *e = target.errhandler ? target.errhandler : MPI_ERRORS_ARE_FATAL;
-    return MPI_SUCCESS;
-  });
+int Comm_get_errhandler(MPI_Comm c, MPI_Errhandler* e) {
+  rmpl_mpi_comm& target = comm(c);
+  *e = target.errhandler ? target.errhandler : MPI_ERRORS_ARE_FATAL;
+  return MPI_SUCCESS;
 }
-int PMPI_Comm_call_errhandler(MPI_Comm c, int errorcode) {
-  return call(c, "MPI_Comm_call_errhandler", [&] {
-    comm(c);
-    raise(c, "MPI_Comm_call_errhandler", errorcode,
-          fmt::format("raised by the program with code {}", errorcode));
-    return MPI_SUCCESS;
-  });
+int Comm_call_errhandler(MPI_Comm c, int errorcode) {
+  comm(c);
+  raise(c, "MPI_Comm_call_errhandler", errorcode,
+        fmt::format("raised by the program with code {}", errorcode));
+  return MPI_SUCCESS;
 }
-int PMPI_Errhandler_free(MPI_Errhandler* e) {
-  return call(nullptr, "MPI_Errhandler_free", [&] {
-    rmpl_mpi_errhandler& h = errhandler(*e);
-    if (!h.predefined) handlers().recycle(&h);
-    *e = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-  });
+int Errhandler_free(MPI_Errhandler* e) {
+  rmpl_mpi_errhandler& h = errhandler(*e);
+  if (!h.predefined) handlers().recycle(&h);
+  *e = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
 }
-int PMPI_Errhandler_set(MPI_Comm c, MPI_Errhandler e) {
+int Errhandler_set(MPI_Comm c, MPI_Errhandler e) {
   return PMPI_Comm_set_errhandler(c, e);
 }
-int PMPI_Errhandler_get(MPI_Comm c, MPI_Errhandler* e) {
+int Errhandler_get(MPI_Comm c, MPI_Errhandler* e) {
   return PMPI_Comm_get_errhandler(c, e);
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Error_class)
-RMPL_MPI_DEFINE(Error_string)
-RMPL_MPI_DEFINE(Add_error_class)
-RMPL_MPI_DEFINE(Add_error_code)
-RMPL_MPI_DEFINE(Remove_error_class)
-RMPL_MPI_DEFINE(Remove_error_code)
-RMPL_MPI_DEFINE(Remove_error_string)
-RMPL_MPI_DEFINE(Add_error_string)
-RMPL_MPI_DEFINE(Comm_create_errhandler)
-RMPL_MPI_DEFINE(Comm_set_errhandler)
-RMPL_MPI_DEFINE(Comm_get_errhandler)
-RMPL_MPI_DEFINE(Comm_call_errhandler)
-RMPL_MPI_DEFINE(Errhandler_free)
-RMPL_MPI_DEFINE(Errhandler_set)
-RMPL_MPI_DEFINE(Errhandler_get)
+#include "mpi/bindings/errors.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -238,87 +238,80 @@ void unpack_value(const component& c, const std::byte* in, std::byte* out) {
 
 using namespace rmpl::mpi;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
-                       void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
-  return call(nullptr, "MPI_Pack_external", [&] {
-    external32(datarep);
-    rmpl::mpi::count(incount, "incount");
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
-    buffer(inbuf, incount, t, "inbuf");
-    position_in(position, outsize, "outsize");
-    const layout l = layout_of(t);
-    const MPI_Aint bytes = external_bytes(l, incount);
-    if (bytes > outsize - *position) {
-      fail(MPI_ERR_TRUNCATE,
-           "{} elements of {} external32 bytes ({} bytes) do not fit in the {} bytes left of "
-           "outbuf (outsize {}, position {})",
-           incount, l.external, bytes, outsize - *position, outsize, *position);
-    }
-    if (bytes > 0 && outbuf == nullptr) fail(MPI_ERR_BUFFER, "outbuf is null");
-    auto* out = static_cast<std::byte*>(outbuf) + *position;
-    const auto* element = static_cast<const std::byte*>(inbuf);
-    MPI_Count value = 0;
-    for (int i = 0; i < incount; ++i, element += t.extent) {
-      for (const auto& [offset, f] : l.values) {
-        for (const component& c : *f) {
-          pack_value(c, element + offset + c.offset, out, value++);
-          out += c.external;
-        }
+int Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                  void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  external32(datarep);
+  rmpl::mpi::count(incount, "incount");
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+  buffer(inbuf, incount, t, "inbuf");
+  position_in(position, outsize, "outsize");
+  const layout l = layout_of(t);
+  const MPI_Aint bytes = external_bytes(l, incount);
+  if (bytes > outsize - *position) {
+    fail(MPI_ERR_TRUNCATE,
+         "{} elements of {} external32 bytes ({} bytes) do not fit in the {} bytes left of "
+         "outbuf (outsize {}, position {})",
+         incount, l.external, bytes, outsize - *position, outsize, *position);
+  }
+  if (bytes > 0 && outbuf == nullptr) fail(MPI_ERR_BUFFER, "outbuf is null");
+  auto* out = static_cast<std::byte*>(outbuf) + *position;
+  const auto* element = static_cast<const std::byte*>(inbuf);
+  MPI_Count value = 0;
+  for (int i = 0; i < incount; ++i, element += t.extent) {
+    for (const auto& [offset, f] : l.values) {
+      for (const component& c : *f) {
+        pack_value(c, element + offset + c.offset, out, value++);
+        out += c.external;
       }
     }
-    *position += bytes;
-    return MPI_SUCCESS;
-  });
+  }
+  *position += bytes;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
-                         MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) {
-  return call(nullptr, "MPI_Unpack_external", [&] {
-    external32(datarep);
-    rmpl::mpi::count(outcount, "outcount");
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
-    buffer(outbuf, outcount, t, "outbuf");
-    position_in(position, insize, "insize");
-    const layout l = layout_of(t);
-    const MPI_Aint bytes = external_bytes(l, outcount);
-    if (bytes > insize - *position) {
-      fail(MPI_ERR_TRUNCATE,
-           "{} elements of {} external32 bytes ({} bytes) are more than the {} bytes left in "
-           "inbuf (insize {}, position {})",
-           outcount, l.external, bytes, insize - *position, insize, *position);
-    }
-    if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
-    const auto* in = static_cast<const std::byte*>(inbuf) + *position;
-    auto* element = static_cast<std::byte*>(outbuf);
-    for (int i = 0; i < outcount; ++i, element += t.extent) {
-      for (const auto& [offset, f] : l.values) {
-        for (const component& c : *f) {
-          unpack_value(c, in, element + offset + c.offset);
-          in += c.external;
-        }
+int Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+                    void* outbuf, int outcount, MPI_Datatype datatype) {
+  external32(datarep);
+  rmpl::mpi::count(outcount, "outcount");
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+  buffer(outbuf, outcount, t, "outbuf");
+  position_in(position, insize, "insize");
+  const layout l = layout_of(t);
+  const MPI_Aint bytes = external_bytes(l, outcount);
+  if (bytes > insize - *position) {
+    fail(MPI_ERR_TRUNCATE,
+         "{} elements of {} external32 bytes ({} bytes) are more than the {} bytes left in "
+         "inbuf (insize {}, position {})",
+         outcount, l.external, bytes, insize - *position, insize, *position);
+  }
+  if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
+  const auto* in = static_cast<const std::byte*>(inbuf) + *position;
+  auto* element = static_cast<std::byte*>(outbuf);
+  for (int i = 0; i < outcount; ++i, element += t.extent) {
+    for (const auto& [offset, f] : l.values) {
+      for (const component& c : *f) {
+        unpack_value(c, in, element + offset + c.offset);
+        in += c.external;
       }
     }
-    *position += bytes;
-    return MPI_SUCCESS;
-  });
+  }
+  *position += bytes;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                            MPI_Aint* size) {
-  return call(nullptr, "MPI_Pack_external_size", [&] {
-    external32(datarep);
-    rmpl::mpi::count(incount, "incount");
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
-    if (size == nullptr) fail(MPI_ERR_ARG, "size is a null pointer");
-    *size = external_bytes(layout_of(t), incount);
-    return MPI_SUCCESS;
-  });
+int Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  external32(datarep);
+  rmpl::mpi::count(incount, "incount");
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+  if (size == nullptr) fail(MPI_ERR_ARG, "size is a null pointer");
+  *size = external_bytes(layout_of(t), incount);
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Pack_external)
-RMPL_MPI_DEFINE(Unpack_external)
-RMPL_MPI_DEFINE(Pack_external_size)
+#include "mpi/bindings/external32.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -68,51 +68,45 @@ void check_selection(int p, int r, bool with_precision) {
 
 using namespace rmpl::mpi;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_f90_integer", [&]() -> int {
-    if (newtype == nullptr) fail(MPI_ERR_ARG, "the new type pointer is null");
-    if (r < 0) fail(MPI_ERR_ARG, "the range {} is negative", r);
-    // Decimal ranges of the integers of 1, 2, 4 and 8 bytes (gfortran's kinds 1, 2, 4, 8).
-    static const kind integers[] = {
-        {MPI_INTEGER1, 0, 2}, {MPI_INTEGER2, 0, 4}, {MPI_INTEGER4, 0, 9}, {MPI_INTEGER8, 0, 18}};
-    const MPI_Datatype base = select(integers, MPI_UNDEFINED, r);
-    if (base == nullptr) fail(MPI_ERR_ARG, "no integer kind has a decimal range of {}", r);
-    *newtype = made_for(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, base);
-    return MPI_SUCCESS;
-  });
+int Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  if (newtype == nullptr) fail(MPI_ERR_ARG, "the new type pointer is null");
+  if (r < 0) fail(MPI_ERR_ARG, "the range {} is negative", r);
+  // Decimal ranges of the integers of 1, 2, 4 and 8 bytes (gfortran's kinds 1, 2, 4, 8).
+  static const kind integers[] = {
+      {MPI_INTEGER1, 0, 2}, {MPI_INTEGER2, 0, 4}, {MPI_INTEGER4, 0, 9}, {MPI_INTEGER8, 0, 18}};
+  const MPI_Datatype base = select(integers, MPI_UNDEFINED, r);
+  if (base == nullptr) fail(MPI_ERR_ARG, "no integer kind has a decimal range of {}", r);
+  *newtype = made_for(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, base);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_f90_real", [&]() -> int {
-    if (newtype == nullptr) fail(MPI_ERR_ARG, "the new type pointer is null");
-    check_selection(p, r, true);
-    static const kind reals[] = {
-        {MPI_FLOAT, 6, 37}, {MPI_DOUBLE, 15, 307}, {MPI_LONG_DOUBLE, 18, 4931}};
-    const MPI_Datatype base = select(reals, p, r);
-    if (base == nullptr) fail(MPI_ERR_ARG, "no real kind has precision {} and range {}", p, r);
-    *newtype = made_for(MPI_COMBINER_F90_REAL, p, r, base);
-    return MPI_SUCCESS;
-  });
+int Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  if (newtype == nullptr) fail(MPI_ERR_ARG, "the new type pointer is null");
+  check_selection(p, r, true);
+  static const kind reals[] = {
+      {MPI_FLOAT, 6, 37}, {MPI_DOUBLE, 15, 307}, {MPI_LONG_DOUBLE, 18, 4931}};
+  const MPI_Datatype base = select(reals, p, r);
+  if (base == nullptr) fail(MPI_ERR_ARG, "no real kind has precision {} and range {}", p, r);
+  *newtype = made_for(MPI_COMBINER_F90_REAL, p, r, base);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
-  return call(nullptr, "MPI_Type_create_f90_complex", [&]() -> int {
-    if (newtype == nullptr) fail(MPI_ERR_ARG, "the new type pointer is null");
-    check_selection(p, r, true);
-    static const kind complexes[] = {{MPI_C_FLOAT_COMPLEX, 6, 37},
-                                     {MPI_C_DOUBLE_COMPLEX, 15, 307},
-                                     {MPI_C_LONG_DOUBLE_COMPLEX, 18, 4931}};
-    const MPI_Datatype base = select(complexes, p, r);
-    if (base == nullptr) fail(MPI_ERR_ARG, "no complex kind has precision {} and range {}", p, r);
-    *newtype = made_for(MPI_COMBINER_F90_COMPLEX, p, r, base);
-    return MPI_SUCCESS;
-  });
+int Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  if (newtype == nullptr) fail(MPI_ERR_ARG, "the new type pointer is null");
+  check_selection(p, r, true);
+  static const kind complexes[] = {{MPI_C_FLOAT_COMPLEX, 6, 37},
+                                   {MPI_C_DOUBLE_COMPLEX, 15, 307},
+                                   {MPI_C_LONG_DOUBLE_COMPLEX, 18, 4931}};
+  const MPI_Datatype base = select(complexes, p, r);
+  if (base == nullptr) fail(MPI_ERR_ARG, "no complex kind has precision {} and range {}", p, r);
+  *newtype = made_for(MPI_COMBINER_F90_COMPLEX, p, r, base);
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Type_create_f90_integer)
-RMPL_MPI_DEFINE(Type_create_f90_real)
-RMPL_MPI_DEFINE(Type_create_f90_complex)
+#include "mpi/bindings/f90_types.inc"  // the MPI_ and PMPI_ functions (generated)

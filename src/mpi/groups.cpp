@@ -109,126 +109,97 @@ MPI_Group make_group(rmpl::group members) {
 
 using namespace rmpl::mpi;
 
-int PMPI_Group_size(MPI_Group g, int* size) {
-  return call(nullptr, "MPI_Group_size", [&] {
-    *size = group(g).members.size();
-    return MPI_SUCCESS;
-  });
+namespace rmpl::mpi::impl {
+namespace {
+
+int Group_size(MPI_Group g, int* size) {
+  *size = group(g).members.size();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_rank(MPI_Group g, int* rank) {
-  return call(nullptr, "MPI_Group_rank", [&] {
-    const rmpl_mpi_group& checked = group(g);
-    require_initialized();  // this process's job rank is the kernel's
-    *rank = checked.members.rank();
-    return MPI_SUCCESS;
-  });
+int Group_rank(MPI_Group g, int* rank) {
+  const rmpl_mpi_group& checked = group(g);
+  require_initialized();  // this process's job rank is the kernel's
+  *rank = checked.members.rank();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-                               int ranks2[]) {
-  return call(nullptr, "MPI_Group_translate_ranks", [&] {
-    const rmpl_mpi_group& from = group(group1);
-    const rmpl_mpi_group& to = group(group2);
-    if (n < 0) fail(MPI_ERR_ARG, "the number of ranks n = {} is negative", n);
-    if (n > 0 && (ranks1 == nullptr || ranks2 == nullptr)) {
-      fail(MPI_ERR_ARG, "a rank array is null with n = {}", n);
-    }
-    for (int i = 0; i < n; ++i) {
-      if (ranks1[i] != MPI_PROC_NULL) check_rank(from, ranks1[i], "ranks1", i);
-    }
-    // Checked first, written after: the output array may be the input array.
-    std::vector<int> out(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      out[static_cast<std::size_t>(i)] =
-          ranks1[i] == MPI_PROC_NULL ? MPI_PROC_NULL
-                                     : to.members.rank_of_world(from.members.world_rank(ranks1[i]));
-    }
-    std::copy(out.begin(), out.end(), ranks2);
-    return MPI_SUCCESS;
-  });
+int Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                          int ranks2[]) {
+  const rmpl_mpi_group& from = group(group1);
+  const rmpl_mpi_group& to = group(group2);
+  if (n < 0) fail(MPI_ERR_ARG, "the number of ranks n = {} is negative", n);
+  if (n > 0 && (ranks1 == nullptr || ranks2 == nullptr)) {
+    fail(MPI_ERR_ARG, "a rank array is null with n = {}", n);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (ranks1[i] != MPI_PROC_NULL) check_rank(from, ranks1[i], "ranks1", i);
+  }
+  // Checked first, written after: the output array may be the input array.
+  std::vector<int> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] =
+        ranks1[i] == MPI_PROC_NULL ? MPI_PROC_NULL
+                                   : to.members.rank_of_world(from.members.world_rank(ranks1[i]));
+  }
+  std::copy(out.begin(), out.end(), ranks2);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
-  return call(nullptr, "MPI_Group_compare", [&] {
-    *result = mpi_relation(compare(group(group1).members, group(group2).members));
-    return MPI_SUCCESS;
-  });
+int Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+  *result = mpi_relation(compare(group(group1).members, group(group2).members));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_union", [&] {
-    store(newgroup, set_union(group(group1).members, group(group2).members));
-    return MPI_SUCCESS;
-  });
+int Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  store(newgroup, set_union(group(group1).members, group(group2).members));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_intersection", [&] {
-    store(newgroup, set_intersection(group(group1).members, group(group2).members));
-    return MPI_SUCCESS;
-  });
+int Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  store(newgroup, set_intersection(group(group1).members, group(group2).members));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_difference", [&] {
-    store(newgroup, set_difference(group(group1).members, group(group2).members));
-    return MPI_SUCCESS;
-  });
+int Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  store(newgroup, set_difference(group(group1).members, group(group2).members));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_incl", [&] {
-    const rmpl_mpi_group& from = group(g);
-    store(newgroup, from.members.include(listed_ranks(from, n, ranks)));
-    return MPI_SUCCESS;
-  });
+int Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* newgroup) {
+  const rmpl_mpi_group& from = group(g);
+  store(newgroup, from.members.include(listed_ranks(from, n, ranks)));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_excl", [&] {
-    const rmpl_mpi_group& from = group(g);
-    store(newgroup, from.members.exclude(listed_ranks(from, n, ranks)));
-    return MPI_SUCCESS;
-  });
+int Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* newgroup) {
+  const rmpl_mpi_group& from = group(g);
+  store(newgroup, from.members.exclude(listed_ranks(from, n, ranks)));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_range_incl", [&] {
-    const rmpl_mpi_group& from = group(g);
-    store(newgroup, from.members.include(ranges_ranks(from, n, ranges)));
-    return MPI_SUCCESS;
-  });
+int Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* newgroup) {
+  const rmpl_mpi_group& from = group(g);
+  store(newgroup, from.members.include(ranges_ranks(from, n, ranges)));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* newgroup) {
-  return call(nullptr, "MPI_Group_range_excl", [&] {
-    const rmpl_mpi_group& from = group(g);
-    store(newgroup, from.members.exclude(ranges_ranks(from, n, ranges)));
-    return MPI_SUCCESS;
-  });
+int Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* newgroup) {
+  const rmpl_mpi_group& from = group(g);
+  store(newgroup, from.members.exclude(ranges_ranks(from, n, ranges)));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Group_free(MPI_Group* g) {
-  return call(nullptr, "MPI_Group_free", [&] {
-    if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
-    rmpl_mpi_group& freed = group(*g);
-    // MPI_GROUP_EMPTY may be freed (every group constructor can return it) but stays valid.
-    if (!freed.predefined) groups().recycle(&freed);
-    *g = MPI_GROUP_NULL;
-    return MPI_SUCCESS;
-  });
+int Group_free(MPI_Group* g) {
+  if (g == nullptr) fail(MPI_ERR_ARG, "the group handle pointer is null");
+  rmpl_mpi_group& freed = group(*g);
+  // MPI_GROUP_EMPTY may be freed (every group constructor can return it) but stays valid.
+  if (!freed.predefined) groups().recycle(&freed);
+  *g = MPI_GROUP_NULL;
+  return MPI_SUCCESS;
 }
 
-RMPL_MPI_DEFINE(Group_size)
-RMPL_MPI_DEFINE(Group_rank)
-RMPL_MPI_DEFINE(Group_translate_ranks)
-RMPL_MPI_DEFINE(Group_compare)
-RMPL_MPI_DEFINE(Group_union)
-RMPL_MPI_DEFINE(Group_intersection)
-RMPL_MPI_DEFINE(Group_difference)
-RMPL_MPI_DEFINE(Group_incl)
-RMPL_MPI_DEFINE(Group_excl)
-RMPL_MPI_DEFINE(Group_range_incl)
-RMPL_MPI_DEFINE(Group_range_excl)
-RMPL_MPI_DEFINE(Group_free)
+}  // namespace
+}  // namespace rmpl::mpi::impl
+
+#include "mpi/bindings/groups.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -96,172 +96,146 @@ void optional_info(MPI_Info i) {
 
 using namespace rmpl::mpi;
 
-int PMPI_Info_create(MPI_Info* info) {
-  return call(nullptr, "MPI_Info_create", [&] {
-    if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
-    *info = make_info();
-    return MPI_SUCCESS;
-  });
+namespace rmpl::mpi::impl {
+namespace {
+
+int Info_create(MPI_Info* info) {
+  if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
+  *info = make_info();
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
-  return call(nullptr, "MPI_Info_create_env", [&] {
-    if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
-    if (argc < 0) fail(MPI_ERR_ARG, "argc {} is negative", argc);
-    if (argc > 0 && argv == nullptr) fail(MPI_ERR_ARG, "argv is null with argc {}", argc);
-    MPI_Info made = make_info();
-    auto& entries = made->entries;
-    // What MPI_INFO_ENV holds, from the arguments given (before MPI_Init the job's size is not
-    // known yet, and "maxprocs" is left out, as the standard allows for any key).
-    if (argc > 0 && argv[0] != nullptr) entries.emplace_back("command", argv[0]);
-    std::string words;
-    for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
-      if (i > 1) words += ' ';
-      words += argv[i];
-    }
-    if (!words.empty()) entries.emplace_back("argv", words);
-    if (rmpl::api::initialized()) {
-      entries.emplace_back("maxprocs", std::to_string(rmpl::api::kernel().size()));
-    }
-    *info = made;
-    return MPI_SUCCESS;
-  });
+int Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
+  if (argc < 0) fail(MPI_ERR_ARG, "argc {} is negative", argc);
+  if (argc > 0 && argv == nullptr) fail(MPI_ERR_ARG, "argv is null with argc {}", argc);
+  MPI_Info made = make_info();
+  auto& entries = made->entries;
+  // What MPI_INFO_ENV holds, from the arguments given (before MPI_Init the job's size is not
+  // known yet, and "maxprocs" is left out, as the standard allows for any key).
+  if (argc > 0 && argv[0] != nullptr) entries.emplace_back("command", argv[0]);
+  std::string words;
+  for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
+    if (i > 1) words += ' ';
+    words += argv[i];
+  }
+  if (!words.empty()) entries.emplace_back("argv", words);
+  if (rmpl::api::initialized()) {
+    entries.emplace_back("maxprocs", std::to_string(rmpl::api::kernel().size()));
+  }
+  *info = made;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
-  return call(nullptr, "MPI_Info_dup", [&] {
-    const rmpl_mpi_info& from = readable(info);
-    if (newinfo == nullptr) fail(MPI_ERR_ARG, "the new info handle pointer is null");
-    MPI_Info copy = make_info();
-    copy->entries = from.entries;
-    *newinfo = copy;
-    return MPI_SUCCESS;
-  });
+int Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  const rmpl_mpi_info& from = readable(info);
+  if (newinfo == nullptr) fail(MPI_ERR_ARG, "the new info handle pointer is null");
+  MPI_Info copy = make_info();
+  copy->entries = from.entries;
+  *newinfo = copy;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_free(MPI_Info* info) {
-  return call(nullptr, "MPI_Info_free", [&] {
-    if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
-    infos().recycle(&writable(*info));
-    *info = MPI_INFO_NULL;
-    return MPI_SUCCESS;
-  });
+int Info_free(MPI_Info* info) {
+  if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
+  infos().recycle(&writable(*info));
+  *info = MPI_INFO_NULL;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
-  return call(nullptr, "MPI_Info_set", [&] {
-    rmpl_mpi_info& target = writable(info);
-    std::string k = checked_key(key);
-    if (value == nullptr) fail(MPI_ERR_INFO_VALUE, "the value of key \"{}\" is a null pointer", k);
-    const std::size_t length = std::strlen(value);
-    if (length == 0) fail(MPI_ERR_INFO_VALUE, "the value of key \"{}\" is empty", k);
-    if (length > MPI_MAX_INFO_VAL) {
-      fail(MPI_ERR_INFO_VALUE,
-           "the value of key \"{}\" is {} characters long; MPI_MAX_INFO_VAL is {}", k, length,
-           MPI_MAX_INFO_VAL);
-    }
-    if (auto it = find(target.entries, k); it != target.entries.end()) {
-      it->second.assign(value, length);
-    } else {
-      target.entries.emplace_back(std::move(k), std::string(value, length));
-    }
-    return MPI_SUCCESS;
-  });
+int Info_set(MPI_Info info, const char* key, const char* value) {
+  rmpl_mpi_info& target = writable(info);
+  std::string k = checked_key(key);
+  if (value == nullptr) fail(MPI_ERR_INFO_VALUE, "the value of key \"{}\" is a null pointer", k);
+  const std::size_t length = std::strlen(value);
+  if (length == 0) fail(MPI_ERR_INFO_VALUE, "the value of key \"{}\" is empty", k);
+  if (length > MPI_MAX_INFO_VAL) {
+    fail(MPI_ERR_INFO_VALUE,
+         "the value of key \"{}\" is {} characters long; MPI_MAX_INFO_VAL is {}", k, length,
+         MPI_MAX_INFO_VAL);
+  }
+  if (auto it = find(target.entries, k); it != target.entries.end()) {
+    it->second.assign(value, length);
+  } else {
+    target.entries.emplace_back(std::move(k), std::string(value, length));
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
-  return call(nullptr, "MPI_Info_get", [&] {
-    rmpl_mpi_info& source = readable(info);
-    const std::string k = checked_key(key);
-    if (valuelen < 0) fail(MPI_ERR_ARG, "valuelen {} is negative", valuelen);
-    auto it = find(source.entries, k);
-    *flag = it != source.entries.end();
-    if (*flag) {
-      if (value == nullptr) fail(MPI_ERR_ARG, "the value buffer is a null pointer");
-      // valuelen leaves out the terminating null, which is always written: a longer value is
-      // truncated to valuelen characters.
-      const std::size_t n = std::min(it->second.size(), static_cast<std::size_t>(valuelen));
-      std::memcpy(value, it->second.data(), n);
-      value[n] = '\0';
-    }
-    return MPI_SUCCESS;
-  });
+int Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  rmpl_mpi_info& source = readable(info);
+  const std::string k = checked_key(key);
+  if (valuelen < 0) fail(MPI_ERR_ARG, "valuelen {} is negative", valuelen);
+  auto it = find(source.entries, k);
+  *flag = it != source.entries.end();
+  if (*flag) {
+    if (value == nullptr) fail(MPI_ERR_ARG, "the value buffer is a null pointer");
+    // valuelen leaves out the terminating null, which is always written: a longer value is
+    // truncated to valuelen characters.
+    const std::size_t n = std::min(it->second.size(), static_cast<std::size_t>(valuelen));
+    std::memcpy(value, it->second.data(), n);
+    value[n] = '\0';
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
-  return call(nullptr, "MPI_Info_get_string", [&] {
-    rmpl_mpi_info& source = readable(info);
-    const std::string k = checked_key(key);
-    if (buflen == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "buflen or flag is a null pointer");
-    if (*buflen < 0) fail(MPI_ERR_ARG, "buflen {} is negative", *buflen);
-    auto it = find(source.entries, k);
-    *flag = it != source.entries.end();
-    if (!*flag) return MPI_SUCCESS;
-    // buflen counts the terminating null: a value that does not fit is cut to buflen - 1
-    // characters; buflen then says how much room the whole value needs.
-    if (*buflen > 0) {
-      if (value == nullptr) fail(MPI_ERR_ARG, "the value buffer is a null pointer");
-      const std::size_t n = std::min(it->second.size(), static_cast<std::size_t>(*buflen - 1));
-      std::memcpy(value, it->second.data(), n);
-      value[n] = '\0';
-    }
-    *buflen = static_cast<int>(it->second.size()) + 1;
-    return MPI_SUCCESS;
-  });
+int Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  rmpl_mpi_info& source = readable(info);
+  const std::string k = checked_key(key);
+  if (buflen == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "buflen or flag is a null pointer");
+  if (*buflen < 0) fail(MPI_ERR_ARG, "buflen {} is negative", *buflen);
+  auto it = find(source.entries, k);
+  *flag = it != source.entries.end();
+  if (!*flag) return MPI_SUCCESS;
+  // buflen counts the terminating null: a value that does not fit is cut to buflen - 1
+  // characters; buflen then says how much room the whole value needs.
+  if (*buflen > 0) {
+    if (value == nullptr) fail(MPI_ERR_ARG, "the value buffer is a null pointer");
+    const std::size_t n = std::min(it->second.size(), static_cast<std::size_t>(*buflen - 1));
+    std::memcpy(value, it->second.data(), n);
+    value[n] = '\0';
+  }
+  *buflen = static_cast<int>(it->second.size()) + 1;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
-  return call(nullptr, "MPI_Info_get_valuelen", [&] {
-    rmpl_mpi_info& source = readable(info);
-    auto it = find(source.entries, checked_key(key));
-    *flag = it != source.entries.end();
-    if (*flag) *valuelen = static_cast<int>(it->second.size());
-    return MPI_SUCCESS;
-  });
+int Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  rmpl_mpi_info& source = readable(info);
+  auto it = find(source.entries, checked_key(key));
+  *flag = it != source.entries.end();
+  if (*flag) *valuelen = static_cast<int>(it->second.size());
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_delete(MPI_Info info, const char* key) {
-  return call(nullptr, "MPI_Info_delete", [&] {
-    rmpl_mpi_info& target = writable(info);
-    const std::string k = checked_key(key);
-    auto it = find(target.entries, k);
-    if (it == target.entries.end()) {
-      fail(MPI_ERR_INFO_NOKEY, "the info object has no key \"{}\"", k);
-    }
-    target.entries.erase(it);
-    return MPI_SUCCESS;
-  });
+int Info_delete(MPI_Info info, const char* key) {
+  rmpl_mpi_info& target = writable(info);
+  const std::string k = checked_key(key);
+  auto it = find(target.entries, k);
+  if (it == target.entries.end()) {
+    fail(MPI_ERR_INFO_NOKEY, "the info object has no key \"{}\"", k);
+  }
+  target.entries.erase(it);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
-  return call(nullptr, "MPI_Info_get_nkeys", [&] {
-    *nkeys = static_cast<int>(readable(info).entries.size());
-    return MPI_SUCCESS;
-  });
+int Info_get_nkeys(MPI_Info info, int* nkeys) {
+  *nkeys = static_cast<int>(readable(info).entries.size());
+  return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
-  return call(nullptr, "MPI_Info_get_nthkey", [&] {
-    const rmpl_mpi_info& source = readable(info);
-    const int nkeys = static_cast<int>(source.entries.size());
-    if (n < 0 || n >= nkeys) {
-      fail(MPI_ERR_ARG, "n = {} is not the number of a key: the info object has {}", n, nkeys);
-    }
-    if (key == nullptr) fail(MPI_ERR_ARG, "the key buffer is a null pointer");
-    const std::string& k = source.entries[static_cast<std::size_t>(n)].first;
-    std::memcpy(key, k.c_str(), k.size() + 1);
-    return MPI_SUCCESS;
-  });
+int Info_get_nthkey(MPI_Info info, int n, char* key) {
+  const rmpl_mpi_info& source = readable(info);
+  const int nkeys = static_cast<int>(source.entries.size());
+  if (n < 0 || n >= nkeys) {
+    fail(MPI_ERR_ARG, "n = {} is not the number of a key: the info object has {}", n, nkeys);
+  }
+  if (key == nullptr) fail(MPI_ERR_ARG, "the key buffer is a null pointer");
+  const std::string& k = source.entries[static_cast<std::size_t>(n)].first;
+  std::memcpy(key, k.c_str(), k.size() + 1);
+  return MPI_SUCCESS;
 }
 
-RMPL_MPI_DEFINE(Info_create)
-RMPL_MPI_DEFINE(Info_dup)
-RMPL_MPI_DEFINE(Info_free)
-RMPL_MPI_DEFINE(Info_set)
-RMPL_MPI_DEFINE(Info_get)
-RMPL_MPI_DEFINE(Info_get_valuelen)
-RMPL_MPI_DEFINE(Info_get_string)
-RMPL_MPI_DEFINE(Info_create_env)
-RMPL_MPI_DEFINE(Info_delete)
-RMPL_MPI_DEFINE(Info_get_nkeys)
-RMPL_MPI_DEFINE(Info_get_nthkey)
+}  // namespace
+}  // namespace rmpl::mpi::impl
+
+#include "mpi/bindings/info.inc"  // the MPI_ and PMPI_ functions (generated)

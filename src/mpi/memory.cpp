@@ -57,39 +57,36 @@ void* allocate(std::size_t bytes) {
 
 using namespace rmpl::mpi;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
-  return call(nullptr, "MPI_Alloc_mem", [&]() -> int {
-    if (size < 0) fail(MPI_ERR_SIZE, "the size {} is negative", size);
-    optional_info(info);
-    if (baseptr == nullptr) fail(MPI_ERR_ARG, "the base pointer's address is null");
-    void* p = allocate(static_cast<std::size_t>(size));
-    if (p == nullptr) fail(MPI_ERR_NO_MEM, "no memory for {} bytes", size);
-    std::memcpy(baseptr, &p, sizeof p);
-    return MPI_SUCCESS;
-  });
+int Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  if (size < 0) fail(MPI_ERR_SIZE, "the size {} is negative", size);
+  optional_info(info);
+  if (baseptr == nullptr) fail(MPI_ERR_ARG, "the base pointer's address is null");
+  void* p = allocate(static_cast<std::size_t>(size));
+  if (p == nullptr) fail(MPI_ERR_NO_MEM, "no memory for {} bytes", size);
+  std::memcpy(baseptr, &p, sizeof p);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Free_mem(void* base) {
-  return call(nullptr, "MPI_Free_mem", [&]() -> int {
-    auto it = allocations().find(base);
-    if (it == allocations().end()) {
-      fail(MPI_ERR_ARG, "{} is no address that MPI_Alloc_mem returned (or it was freed)", base);
-    }
-    const allocation a = it->second;
-    allocations().erase(it);
-    if (a.fd < 0) {
-      std::free(base);
-    } else {
-      munmap(base, a.length);
-      close(a.fd);
-    }
-    return MPI_SUCCESS;
-  });
+int Free_mem(void* base) {
+  auto it = allocations().find(base);
+  if (it == allocations().end()) {
+    fail(MPI_ERR_ARG, "{} is no address that MPI_Alloc_mem returned (or it was freed)", base);
+  }
+  const allocation a = it->second;
+  allocations().erase(it);
+  if (a.fd < 0) {
+    std::free(base);
+  } else {
+    munmap(base, a.length);
+    close(a.fd);
+  }
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Alloc_mem)
-RMPL_MPI_DEFINE(Free_mem)
+#include "mpi/bindings/memory.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -480,43 +480,37 @@ void narrow_pairs(const reduction_plan& plan, const std::byte* wide, std::size_t
 
 using namespace rmpl::mpi;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  return call(nullptr, "MPI_Op_create", [&] {
-    if (user_fn == nullptr) fail(MPI_ERR_ARG, "the user function is null");
-    if (op == nullptr) fail(MPI_ERR_ARG, "the operator handle's address is null");
-    rmpl_mpi_op* o = operators().make();
-    o->function = user_fn;
-    o->commutative = commute != 0;
-    *op = o;
-    return MPI_SUCCESS;
-  });
+int Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  if (user_fn == nullptr) fail(MPI_ERR_ARG, "the user function is null");
+  if (op == nullptr) fail(MPI_ERR_ARG, "the operator handle's address is null");
+  rmpl_mpi_op* o = operators().make();
+  o->function = user_fn;
+  o->commutative = commute != 0;
+  *op = o;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Op_free(MPI_Op* handle) {
-  return call(nullptr, "MPI_Op_free", [&] {
-    if (handle == nullptr) fail(MPI_ERR_ARG, "the operator handle's address is null");
-    rmpl_mpi_op& o = op(*handle);
-    if (o.predefined) fail(MPI_ERR_OP, "{} is predefined and cannot be freed", name_of(o));
-    // A reduction still pending with this operator holds the function itself, not the object.
-    operators().recycle(&o);
-    *handle = MPI_OP_NULL;
-    return MPI_SUCCESS;
-  });
+int Op_free(MPI_Op* handle) {
+  if (handle == nullptr) fail(MPI_ERR_ARG, "the operator handle's address is null");
+  rmpl_mpi_op& o = op(*handle);
+  if (o.predefined) fail(MPI_ERR_OP, "{} is predefined and cannot be freed", name_of(o));
+  // A reduction still pending with this operator holds the function itself, not the object.
+  operators().recycle(&o);
+  *handle = MPI_OP_NULL;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Op_commutative(MPI_Op handle, int* commute) {
-  return call(nullptr, "MPI_Op_commutative", [&] {
-    const rmpl_mpi_op& o = op(handle);
-    if (commute == nullptr) fail(MPI_ERR_ARG, "the result's address is null");
-    *commute = o.commutative ? 1 : 0;
-    return MPI_SUCCESS;
-  });
+int Op_commutative(MPI_Op handle, int* commute) {
+  const rmpl_mpi_op& o = op(handle);
+  if (commute == nullptr) fail(MPI_ERR_ARG, "the result's address is null");
+  *commute = o.commutative ? 1 : 0;
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Op_create)
-RMPL_MPI_DEFINE(Op_free)
-RMPL_MPI_DEFINE(Op_commutative)
+#include "mpi/bindings/operators.inc"  // the MPI_ and PMPI_ functions (generated)

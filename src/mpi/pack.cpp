@@ -107,68 +107,66 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
 
 using namespace rmpl::mpi;
 
-int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
-              int* position, MPI_Comm comm) {
-  return call(comm, "MPI_Pack", [&] {
-    rmpl::mpi::comm(comm);
-    rmpl::mpi::count(incount, "incount");
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
-    buffer(inbuf, incount, t, "inbuf");
-    position_in(position, outsize, "outsize");
-    const std::size_t bytes = data_bytes(t, incount);
-    const std::size_t left = static_cast<std::size_t>(outsize - *position);
-    if (bytes > left) {
-      fail(MPI_ERR_TRUNCATE,
-           "{} elements of {} bytes of data ({} bytes) do not fit in the {} bytes left of outbuf "
-           "(outsize {}, position {})",
-           incount, t.size, bytes, left, outsize, *position);
-    }
-    if (bytes > 0 && outbuf == nullptr) fail(MPI_ERR_BUFFER, "outbuf is null");
-    pack(inbuf, incount, t, static_cast<std::byte*>(outbuf) + *position);
-    *position += static_cast<int>(bytes);
-    return MPI_SUCCESS;
-  });
+namespace rmpl::mpi::impl {
+namespace {
+
+int Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+         int* position, MPI_Comm comm) {
+  rmpl::mpi::comm(comm);
+  rmpl::mpi::count(incount, "incount");
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+  buffer(inbuf, incount, t, "inbuf");
+  position_in(position, outsize, "outsize");
+  const std::size_t bytes = data_bytes(t, incount);
+  const std::size_t left = static_cast<std::size_t>(outsize - *position);
+  if (bytes > left) {
+    fail(MPI_ERR_TRUNCATE,
+         "{} elements of {} bytes of data ({} bytes) do not fit in the {} bytes left of outbuf "
+         "(outsize {}, position {})",
+         incount, t.size, bytes, left, outsize, *position);
+  }
+  if (bytes > 0 && outbuf == nullptr) fail(MPI_ERR_BUFFER, "outbuf is null");
+  pack(inbuf, incount, t, static_cast<std::byte*>(outbuf) + *position);
+  *position += static_cast<int>(bytes);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
-                MPI_Datatype datatype, MPI_Comm comm) {
-  return call(comm, "MPI_Unpack", [&] {
-    rmpl::mpi::comm(comm);
-    rmpl::mpi::count(outcount, "outcount");
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
-    buffer(outbuf, outcount, t, "outbuf");
-    position_in(position, insize, "insize");
-    const std::size_t bytes = data_bytes(t, outcount);
-    const std::size_t left = static_cast<std::size_t>(insize - *position);
-    if (bytes > left) {
-      fail(MPI_ERR_TRUNCATE,
-           "{} elements of {} bytes of data ({} bytes) are more than the {} bytes left in inbuf "
-           "(insize {}, position {})",
-           outcount, t.size, bytes, left, insize, *position);
-    }
-    if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
-    unpack(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf, outcount, t);
-    *position += static_cast<int>(bytes);
-    return MPI_SUCCESS;
-  });
+int Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+           MPI_Datatype datatype, MPI_Comm comm) {
+  rmpl::mpi::comm(comm);
+  rmpl::mpi::count(outcount, "outcount");
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+  buffer(outbuf, outcount, t, "outbuf");
+  position_in(position, insize, "insize");
+  const std::size_t bytes = data_bytes(t, outcount);
+  const std::size_t left = static_cast<std::size_t>(insize - *position);
+  if (bytes > left) {
+    fail(MPI_ERR_TRUNCATE,
+         "{} elements of {} bytes of data ({} bytes) are more than the {} bytes left in inbuf "
+         "(insize {}, position {})",
+         outcount, t.size, bytes, left, insize, *position);
+  }
+  if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
+  unpack(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf, outcount, t);
+  *position += static_cast<int>(bytes);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  return call(comm, "MPI_Pack_size", [&] {
-    rmpl::mpi::comm(comm);
-    rmpl::mpi::count(incount, "incount");
-    const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
-    if (size == nullptr) fail(MPI_ERR_ARG, "size is a null pointer");
-    const std::size_t bytes = data_bytes(t, incount);
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      fail(MPI_ERR_COUNT, "{} elements of {} bytes of data ({} bytes) do not fit in an int",
-           incount, t.size, bytes);
-    }
-    *size = static_cast<int>(bytes);
-    return MPI_SUCCESS;
-  });
+int Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  rmpl::mpi::comm(comm);
+  rmpl::mpi::count(incount, "incount");
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
+  if (size == nullptr) fail(MPI_ERR_ARG, "size is a null pointer");
+  const std::size_t bytes = data_bytes(t, incount);
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    fail(MPI_ERR_COUNT, "{} elements of {} bytes of data ({} bytes) do not fit in an int", incount,
+         t.size, bytes);
+  }
+  *size = static_cast<int>(bytes);
+  return MPI_SUCCESS;
 }
 
-RMPL_MPI_DEFINE(Pack)
-RMPL_MPI_DEFINE(Unpack)
-RMPL_MPI_DEFINE(Pack_size)
+}  // namespace
+}  // namespace rmpl::mpi::impl
+
+#include "mpi/bindings/pack.inc"  // the MPI_ and PMPI_ functions (generated)

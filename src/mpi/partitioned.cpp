@@ -127,90 +127,75 @@ namespace api = rmpl::api;
 namespace core = rmpl::core;
 namespace detail = rmpl::detail;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                    int dest, int tag, MPI_Comm c, MPI_Info info, MPI_Request* request) {
-  return call(c, "MPI_Psend_init", [&]() -> int {
-    std::shared_ptr<partitioned> p = make_state(true, const_cast<void*>(buf), partitions, count,
-                                                datatype, dest, tag, c, info, request);
-    if (dest != MPI_PROC_NULL) api::world_dest(*comm(c).impl, dest, "psend_init");
-    MPI_Request r = persistent_request(c, request_kind::send, [p](rmpl_mpi_request&) {
-      p->marked.assign(static_cast<std::size_t>(p->count), 0);
-      p->ready = 0;
-      p->started = false;
-      p->staging.reset();
-      core::engine& e = api::kernel();
-      return e.start_activity(std::make_unique<partitioned_send>(e, p))->id();
-    });
-    r->partitions = std::move(p);
-    *request = r;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
-                    int tag, MPI_Comm c, MPI_Info info, MPI_Request* request) {
-  return call(c, "MPI_Precv_init", [&]() -> int {
-    std::shared_ptr<partitioned> p =
-        make_state(false, buf, partitions, count, datatype, source, tag, c, info, request);
-    MPI_Request r = persistent_request(c, request_kind::recv, [p](rmpl_mpi_request& self) {
-      return take_over(self, recv_request(p->buf, p->elements, p->type, p->peer, p->tag, p->comm));
-    });
-    r->partitions = std::move(p);
-    *request = r;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Pready(int partition, MPI_Request request) {
-  return call(request_comm(request), "MPI_Pready", [&]() -> int {
-    mark_ready(active_partitioned(request, true, "MPI_Pready"), partition);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Pready_range(int low, int high, MPI_Request request) {
-  return call(request_comm(request), "MPI_Pready_range", [&]() -> int {
-    rmpl_mpi_request& r = active_partitioned(request, true, "MPI_Pready_range");
-    if (low > high) fail(MPI_ERR_ARG, "the range {}..{} is empty", low, high);
-    for (int i = low; i <= high; ++i) mark_ready(r, i);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Pready_list(int length, const int partitions[], MPI_Request request) {
-  return call(request_comm(request), "MPI_Pready_list", [&]() -> int {
-    rmpl_mpi_request& r = active_partitioned(request, true, "MPI_Pready_list");
-    if (length < 0) fail(MPI_ERR_ARG, "the list length {} is negative", length);
-    if (length > 0 && partitions == nullptr) fail(MPI_ERR_ARG, "the partition list is null");
-    for (int i = 0; i < length; ++i) mark_ready(r, partitions[i]);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
-  return call(request_comm(request), "MPI_Parrived", [&]() -> int {
-    rmpl_mpi_request& r = active_partitioned(request, false, "MPI_Parrived");
-    if (partition < 0 || partition >= r.partitions->count) {
-      fail(MPI_ERR_ARG, "partition {} is outside 0..{}", partition, r.partitions->count - 1);
-    }
-    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
-    // One message carries every partition: each has arrived once it has.
+int Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm c, MPI_Info info, MPI_Request* request) {
+  std::shared_ptr<partitioned> p = make_state(true, const_cast<void*>(buf), partitions, count,
+                                              datatype, dest, tag, c, info, request);
+  if (dest != MPI_PROC_NULL) api::world_dest(*comm(c).impl, dest, "psend_init");
+  MPI_Request r = persistent_request(c, request_kind::send, [p](rmpl_mpi_request&) {
+    p->marked.assign(static_cast<std::size_t>(p->count), 0);
+    p->ready = 0;
+    p->started = false;
+    p->staging.reset();
     core::engine& e = api::kernel();
-    const core::request* k = r.id ? e.lookup(r.id) : nullptr;
-    if (k != nullptr && !k->done()) e.progress();
-    *flag = k == nullptr || k->done();
-    if (!*flag) e.throw_if_halted();
-    return MPI_SUCCESS;
+    return e.start_activity(std::make_unique<partitioned_send>(e, p))->id();
   });
+  r->partitions = std::move(p);
+  *request = r;
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+int Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+               int tag, MPI_Comm c, MPI_Info info, MPI_Request* request) {
+  std::shared_ptr<partitioned> p =
+      make_state(false, buf, partitions, count, datatype, source, tag, c, info, request);
+  MPI_Request r = persistent_request(c, request_kind::recv, [p](rmpl_mpi_request& self) {
+    return take_over(self, recv_request(p->buf, p->elements, p->type, p->peer, p->tag, p->comm));
+  });
+  r->partitions = std::move(p);
+  *request = r;
+  return MPI_SUCCESS;
+}
 
-RMPL_MPI_DEFINE(Psend_init)
-RMPL_MPI_DEFINE(Precv_init)
-RMPL_MPI_DEFINE(Pready)
-RMPL_MPI_DEFINE(Pready_range)
-RMPL_MPI_DEFINE(Pready_list)
-RMPL_MPI_DEFINE(Parrived)
+int Pready(int partition, MPI_Request request) {
+  mark_ready(active_partitioned(request, true, "MPI_Pready"), partition);
+  return MPI_SUCCESS;
+}
+
+int Pready_range(int low, int high, MPI_Request request) {
+  rmpl_mpi_request& r = active_partitioned(request, true, "MPI_Pready_range");
+  if (low > high) fail(MPI_ERR_ARG, "the range {}..{} is empty", low, high);
+  for (int i = low; i <= high; ++i) mark_ready(r, i);
+  return MPI_SUCCESS;
+}
+
+int Pready_list(int length, const int partitions[], MPI_Request request) {
+  rmpl_mpi_request& r = active_partitioned(request, true, "MPI_Pready_list");
+  if (length < 0) fail(MPI_ERR_ARG, "the list length {} is negative", length);
+  if (length > 0 && partitions == nullptr) fail(MPI_ERR_ARG, "the partition list is null");
+  for (int i = 0; i < length; ++i) mark_ready(r, partitions[i]);
+  return MPI_SUCCESS;
+}
+
+int Parrived(MPI_Request request, int partition, int* flag) {
+  rmpl_mpi_request& r = active_partitioned(request, false, "MPI_Parrived");
+  if (partition < 0 || partition >= r.partitions->count) {
+    fail(MPI_ERR_ARG, "partition {} is outside 0..{}", partition, r.partitions->count - 1);
+  }
+  if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+  // One message carries every partition: each has arrived once it has.
+  core::engine& e = api::kernel();
+  const core::request* k = r.id ? e.lookup(r.id) : nullptr;
+  if (k != nullptr && !k->done()) e.progress();
+  *flag = k == nullptr || k->done();
+  if (!*flag) e.throw_if_halted();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace rmpl::mpi::impl
+
+#include "mpi/bindings/partitioned.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -557,31 +557,27 @@ namespace core = rmpl::core;
 namespace detail = rmpl::detail;
 using rmpl::send_mode;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
 // ---------------------------------------------------------------- blocking sends and receive
 
-int PMPI_Send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+int Send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   return send_fast<send_mode::standard>(buf, n, type, dest, tag, c);
 }
-int PMPI_Ssend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
-  return call(c, "MPI_Ssend", [&]() -> int {
-    blocking_send(buf, n, type, dest, tag, c, send_mode::synchronous);
-    return MPI_SUCCESS;
-  });
+int Ssend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  blocking_send(buf, n, type, dest, tag, c, send_mode::synchronous);
+  return MPI_SUCCESS;
 }
-int PMPI_Bsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
-  return call(c, "MPI_Bsend", [&]() -> int {
-    blocking_send(buf, n, type, dest, tag, c, send_mode::buffered);
-    return MPI_SUCCESS;
-  });
+int Bsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  blocking_send(buf, n, type, dest, tag, c, send_mode::buffered);
+  return MPI_SUCCESS;
 }
-int PMPI_Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+int Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   return send_fast<send_mode::ready>(buf, n, type, dest, tag, c);
 }
 
-int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
-              MPI_Status* status) {
+int Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c, MPI_Status* status) {
   if (core::threads::fast) [[likely]] {
     return recv_direct(buf, n, type, source, tag, c, status);
   }
@@ -590,336 +586,283 @@ int PMPI_Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm
 
 // ---------------------------------------------------------------- nonblocking
 
-int PMPI_Isend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-               MPI_Request* request) {
-  return call(c, "MPI_Isend", [&]() -> int {
-    check_request_out(request);
-    *request = start_send(buf, n, type, dest, tag, c, send_mode::standard);
-    return MPI_SUCCESS;
-  });
+int Isend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+          MPI_Request* request) {
+  check_request_out(request);
+  *request = start_send(buf, n, type, dest, tag, c, send_mode::standard);
+  return MPI_SUCCESS;
 }
-int PMPI_Issend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                MPI_Request* request) {
-  return call(c, "MPI_Issend", [&]() -> int {
-    check_request_out(request);
-    *request = start_send(buf, n, type, dest, tag, c, send_mode::synchronous);
-    return MPI_SUCCESS;
-  });
+int Issend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+           MPI_Request* request) {
+  check_request_out(request);
+  *request = start_send(buf, n, type, dest, tag, c, send_mode::synchronous);
+  return MPI_SUCCESS;
 }
-int PMPI_Ibsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                MPI_Request* request) {
-  return call(c, "MPI_Ibsend", [&]() -> int {
-    check_request_out(request);
-    *request = start_send(buf, n, type, dest, tag, c, send_mode::buffered);
-    return MPI_SUCCESS;
-  });
+int Ibsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+           MPI_Request* request) {
+  check_request_out(request);
+  *request = start_send(buf, n, type, dest, tag, c, send_mode::buffered);
+  return MPI_SUCCESS;
 }
-int PMPI_Irsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                MPI_Request* request) {
-  return call(c, "MPI_Irsend", [&]() -> int {
-    check_request_out(request);
-    *request = start_send(buf, n, type, dest, tag, c, send_mode::ready);
-    return MPI_SUCCESS;
-  });
+int Irsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+           MPI_Request* request) {
+  check_request_out(request);
+  *request = start_send(buf, n, type, dest, tag, c, send_mode::ready);
+  return MPI_SUCCESS;
 }
-int PMPI_Irecv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
-               MPI_Request* request) {
-  return call(c, "MPI_Irecv", [&]() -> int {
-    check_request_out(request);
-    *request = start_recv(buf, n, type, source, tag, c);
-    return MPI_SUCCESS;
-  });
+int Irecv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+          MPI_Request* request) {
+  check_request_out(request);
+  *request = start_recv(buf, n, type, source, tag, c);
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- persistent
 
-int PMPI_Send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                   MPI_Request* request) {
-  return call(c, "MPI_Send_init", [&]() -> int {
-    check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, send_mode::standard);
-    return MPI_SUCCESS;
-  });
+int Send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+              MPI_Request* request) {
+  check_request_out(request);
+  *request = send_init(buf, n, type, dest, tag, c, send_mode::standard);
+  return MPI_SUCCESS;
 }
-int PMPI_Ssend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                    MPI_Request* request) {
-  return call(c, "MPI_Ssend_init", [&]() -> int {
-    check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, send_mode::synchronous);
-    return MPI_SUCCESS;
-  });
+int Ssend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+               MPI_Request* request) {
+  check_request_out(request);
+  *request = send_init(buf, n, type, dest, tag, c, send_mode::synchronous);
+  return MPI_SUCCESS;
 }
-int PMPI_Bsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                    MPI_Request* request) {
-  return call(c, "MPI_Bsend_init", [&]() -> int {
-    check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, send_mode::buffered);
-    return MPI_SUCCESS;
-  });
+int Bsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+               MPI_Request* request) {
+  check_request_out(request);
+  *request = send_init(buf, n, type, dest, tag, c, send_mode::buffered);
+  return MPI_SUCCESS;
 }
-int PMPI_Rsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-                    MPI_Request* request) {
-  return call(c, "MPI_Rsend_init", [&]() -> int {
-    check_request_out(request);
-    *request = send_init(buf, n, type, dest, tag, c, send_mode::ready);
-    return MPI_SUCCESS;
-  });
+int Rsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+               MPI_Request* request) {
+  check_request_out(request);
+  *request = send_init(buf, n, type, dest, tag, c, send_mode::ready);
+  return MPI_SUCCESS;
 }
-int PMPI_Recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
-                   MPI_Request* request) {
-  return call(c, "MPI_Recv_init", [&]() -> int {
-    check_request_out(request);
-    *request = recv_init(buf, n, type, source, tag, c);
-    return MPI_SUCCESS;
-  });
+int Recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+              MPI_Request* request) {
+  check_request_out(request);
+  *request = recv_init(buf, n, type, source, tag, c);
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- send and receive at once
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm c, MPI_Status* status) {
-  return call(c, "MPI_Sendrecv", [&]() -> int {
-    const core::communicator* k = fast_comm(sendbuf, sendcount, sendtype, c);
-    if (k != nullptr && plain_type(recvbuf, recvcount, recvtype) && rank_of(*k, dest) &&
-        (source == MPI_ANY_SOURCE || rank_of(*k, source))) [[likely]] {
-      // Both buffers in place, both peers ranks: straight to the kernel (what detail::sendrecv does
-      // after its checks of the ranks, done here).
-      core::engine& e = api::kernel();
-      core::request* r =
-          e.start_recv(k->context, data_start(recvbuf, *recvtype), plain_bytes(recvcount, recvtype),
-                       source < 0 ? source : k->to_world(source), recvtag);
-      try {
-        const void* data = data_start(sendbuf, *sendtype);
-        const std::size_t bytes = plain_bytes(sendcount, sendtype);
-        const int to = k->to_world(dest);
-        if (!e.try_send_inline(k->context, data, bytes, to, sendtag)) {
-          e.send(k->context, data, bytes, to, sendtag, send_mode::standard);
-        }
-      } catch (...) {
-        e.cancel(r);
-        if (r->done()) e.free_request(r);
-        throw;
+int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm c, MPI_Status* status) {
+  const core::communicator* k = fast_comm(sendbuf, sendcount, sendtype, c);
+  if (k != nullptr && plain_type(recvbuf, recvcount, recvtype) && rank_of(*k, dest) &&
+      (source == MPI_ANY_SOURCE || rank_of(*k, source))) [[likely]] {
+    // Both buffers in place, both peers ranks: straight to the kernel (what detail::sendrecv does
+    // after its checks of the ranks, done here).
+    core::engine& e = api::kernel();
+    core::request* r =
+        e.start_recv(k->context, data_start(recvbuf, *recvtype), plain_bytes(recvcount, recvtype),
+                     source < 0 ? source : k->to_world(source), recvtag);
+    try {
+      const void* data = data_start(sendbuf, *sendtype);
+      const std::size_t bytes = plain_bytes(sendcount, sendtype);
+      const int to = k->to_world(dest);
+      if (!e.try_send_inline(k->context, data, bytes, to, sendtag)) {
+        e.send(k->context, data, bytes, to, sendtag, send_mode::standard);
       }
-      e.wait(r);
-      rmpl::status s = e.finish(r);
-      if (s.source >= 0) s.source = k->from_world(s.source);
-      to_mpi(s, status);
-      return MPI_SUCCESS;
+    } catch (...) {
+      e.cancel(r);
+      if (r->done()) e.free_request(r);
+      throw;
     }
-    exchange(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-             recvtag, c, status);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                   MPI_Comm c, MPI_Request* request) {
-  return call(c, "MPI_Isendrecv", [&]() -> int {
-    check_request_out(request);
-    *request = start_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                              recvtype, source, recvtag, c, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Isendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
-                           int recvtag, MPI_Comm c, MPI_Request* request) {
-  return call(c, "MPI_Isendrecv_replace", [&]() -> int {
-    check_request_out(request);
-    comm(c);
-    const rmpl_mpi_datatype& t = datatype(type);
-    count(n);
-    buffer(buf, n, t);
-    // The outgoing data is copied first: the incoming message lands in the same buffer.
-    const std::size_t bytes = data_bytes(t, n);
-    auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
-    pack(buf, n, t, copy.get());
-    const std::byte* out = copy.get();
-    *request = start_sendrecv(out, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, n, type,
-                              source, recvtag, c, std::move(copy));
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
-                          int recvtag, MPI_Comm c, MPI_Status* status) {
-  return call(c, "MPI_Sendrecv_replace", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    const rmpl_mpi_datatype& t = datatype(type);
-    count(n);
-    buffer(buf, n, t);
-    // The outgoing data is copied first: the incoming message lands in the same buffer.
-    const std::size_t bytes = data_bytes(t, n);
-    auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
-    pack(buf, n, t, copy.get());
-    outgoing out{copy.get(), bytes, std::move(copy), {}};
-    incoming in = incoming_of(buf, n, type);
-    const rmpl::status s = exchange_with(target, out, dest, sendtag, in, source, recvtag);
-    in.deliver(s.bytes);
+    e.wait(r);
+    rmpl::status s = e.finish(r);
+    if (s.source >= 0) s.source = k->from_world(s.source);
     to_mpi(s, status);
     return MPI_SUCCESS;
-  });
+  }
+  exchange(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+           recvtag, c, status);
+  return MPI_SUCCESS;
+}
+
+int Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+              MPI_Comm c, MPI_Request* request) {
+  check_request_out(request);
+  *request = start_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                            recvtype, source, recvtag, c, nullptr);
+  return MPI_SUCCESS;
+}
+
+int Isendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
+                      int recvtag, MPI_Comm c, MPI_Request* request) {
+  check_request_out(request);
+  comm(c);
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n);
+  buffer(buf, n, t);
+  // The outgoing data is copied first: the incoming message lands in the same buffer.
+  const std::size_t bytes = data_bytes(t, n);
+  auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  pack(buf, n, t, copy.get());
+  const std::byte* out = copy.get();
+  *request = start_sendrecv(out, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, n, type,
+                            source, recvtag, c, std::move(copy));
+  return MPI_SUCCESS;
+}
+
+int Sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
+                     int recvtag, MPI_Comm c, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n);
+  buffer(buf, n, t);
+  // The outgoing data is copied first: the incoming message lands in the same buffer.
+  const std::size_t bytes = data_bytes(t, n);
+  auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  pack(buf, n, t, copy.get());
+  outgoing out{copy.get(), bytes, std::move(copy), {}};
+  incoming in = incoming_of(buf, n, type);
+  const rmpl::status s = exchange_with(target, out, dest, sendtag, in, source, recvtag);
+  in.deliver(s.bytes);
+  to_mpi(s, status);
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- probes and matched receives
 
-int PMPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* status) {
-  return call(c, "MPI_Probe", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    to_mpi(rmpl::detail::probe(*target.impl, source, tag), status);
-    return MPI_SUCCESS;
-  });
+int Probe(int source, int tag, MPI_Comm c, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  to_mpi(rmpl::detail::probe(*target.impl, source, tag), status);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* status) {
-  return call(c, "MPI_Iprobe", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    rmpl::status s;
-    *flag = rmpl::detail::iprobe(*target.impl, source, tag, &s);
-    if (*flag) to_mpi(s, status);
-    return MPI_SUCCESS;
-  });
+int Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  rmpl::status s;
+  *flag = rmpl::detail::iprobe(*target.impl, source, tag, &s);
+  if (*flag) to_mpi(s, status);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message* message, MPI_Status* status) {
-  return call(c, "MPI_Mprobe", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
-    if (source == MPI_PROC_NULL) {
-      proc_null_status(status);
-      *message = MPI_MESSAGE_NO_PROC;
-      return MPI_SUCCESS;
-    }
-    const rmpl::status probed = rmpl::detail::probe(*target.impl, source, tag);
-    *message = take_message(target, c, probed);
-    store_status((*message)->status, status);
+int Mprobe(int source, int tag, MPI_Comm c, MPI_Message* message, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
+  if (source == MPI_PROC_NULL) {
+    proc_null_status(status);
+    *message = MPI_MESSAGE_NO_PROC;
     return MPI_SUCCESS;
-  });
+  }
+  const rmpl::status probed = rmpl::detail::probe(*target.impl, source, tag);
+  *message = take_message(target, c, probed);
+  store_status((*message)->status, status);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* message,
-                 MPI_Status* status) {
-  return call(c, "MPI_Improbe", [&]() -> int {
-    const rmpl_mpi_comm& target = comm(c);
-    if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
-    if (source == MPI_PROC_NULL) {
-      *flag = 1;
-      proc_null_status(status);
-      *message = MPI_MESSAGE_NO_PROC;
-      return MPI_SUCCESS;
-    }
-    rmpl::status probed;
-    *flag = rmpl::detail::iprobe(*target.impl, source, tag, &probed);
-    if (!*flag) return MPI_SUCCESS;
-    *message = take_message(target, c, probed);
-    store_status((*message)->status, status);
+int Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* message, MPI_Status* status) {
+  const rmpl_mpi_comm& target = comm(c);
+  if (message == nullptr) fail(MPI_ERR_ARG, "the message pointer is null");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    proc_null_status(status);
+    *message = MPI_MESSAGE_NO_PROC;
     return MPI_SUCCESS;
-  });
+  }
+  rmpl::status probed;
+  *flag = rmpl::detail::iprobe(*target.impl, source, tag, &probed);
+  if (!*flag) return MPI_SUCCESS;
+  *message = take_message(target, c, probed);
+  store_status((*message)->status, status);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
-  return call(comm_of(message), "MPI_Mrecv", [&]() -> int {
-    rmpl_mpi_message* m = claim_message(message);
-    store_status(receive_message(*m, buf, n, type), status);
-    return MPI_SUCCESS;
-  });
+int Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  rmpl_mpi_message* m = claim_message(message);
+  store_status(receive_message(*m, buf, n, type), status);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
-  return call(comm_of(message), "MPI_Imrecv", [&]() -> int {
-    check_request_out(request);
-    rmpl_mpi_message* m = claim_message(message);
-    MPI_Comm c = m->comm;
-    const MPI_Status s = receive_message(*m, buf, n, type);
-    *request = completed_request(c, request_kind::recv, s);
-    return MPI_SUCCESS;
-  });
+int Imrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+  check_request_out(request);
+  rmpl_mpi_message* m = claim_message(message);
+  MPI_Comm c = m->comm;
+  const MPI_Status s = receive_message(*m, buf, n, type);
+  *request = completed_request(c, request_kind::recv, s);
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- buffered-send buffer
 
-int PMPI_Buffer_attach(void* buffer, int size) {
-  return call(nullptr, "MPI_Buffer_attach", [&]() -> int {
-    rmpl::mpi::require_initialized();
-    if (attached != nullptr) {
-      fail(MPI_ERR_BUFFER, "a buffer of {} bytes is attached already (detach it first)",
-           attached_size);
-    }
-    if (size < 0) fail(MPI_ERR_ARG, "the buffer size {} is negative", size);
-    if (buffer == nullptr && size > 0) fail(MPI_ERR_BUFFER, "the buffer is null");
-    // The kernel copies buffered messages into memory of its own; the attached size bounds it.
-    attached = buffer;
-    attached_size = size;
-    rmpl::api::kernel().attach_buffer(static_cast<std::size_t>(size));
-    return MPI_SUCCESS;
-  });
+int Buffer_attach(void* buffer, int size) {
+  rmpl::mpi::require_initialized();
+  if (attached != nullptr) {
+    fail(MPI_ERR_BUFFER, "a buffer of {} bytes is attached already (detach it first)",
+         attached_size);
+  }
+  if (size < 0) fail(MPI_ERR_ARG, "the buffer size {} is negative", size);
+  if (buffer == nullptr && size > 0) fail(MPI_ERR_BUFFER, "the buffer is null");
+  // The kernel copies buffered messages into memory of its own; the attached size bounds it.
+  attached = buffer;
+  attached_size = size;
+  rmpl::api::kernel().attach_buffer(static_cast<std::size_t>(size));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  return call(nullptr, "MPI_Buffer_detach", [&]() -> int {
-    rmpl::mpi::require_initialized();
-    rmpl::core::engine& e = rmpl::api::kernel();
-    // Returns once every buffered message has been delivered (MPI-3.1 3.6.1).
-    e.wait_until([&] { return e.buffered_bytes() == 0; });
-    e.attach_buffer(0);
-    std::memcpy(buffer_addr, &attached, sizeof attached);
-    *size = attached_size;
-    attached = nullptr;
-    attached_size = 0;
-    return MPI_SUCCESS;
-  });
+int Buffer_detach(void* buffer_addr, int* size) {
+  rmpl::mpi::require_initialized();
+  rmpl::core::engine& e = rmpl::api::kernel();
+  // Returns once every buffered message has been delivered (MPI-3.1 3.6.1).
+  e.wait_until([&] { return e.buffered_bytes() == 0; });
+  e.attach_buffer(0);
+  std::memcpy(buffer_addr, &attached, sizeof attached);
+  *size = attached_size;
+  attached = nullptr;
+  attached_size = 0;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_flush(void) {
-  return call(nullptr, "MPI_Buffer_flush", [&]() -> int {
-    rmpl::mpi::require_initialized();
-    rmpl::core::engine& e = rmpl::api::kernel();
-    // MPI-4.1: as MPI_Buffer_detach's wait, the buffer staying attached.
-    e.wait_until([&] { return e.buffered_bytes() == 0; });
-    return MPI_SUCCESS;
-  });
+int Buffer_flush(void) {
+  rmpl::mpi::require_initialized();
+  rmpl::core::engine& e = rmpl::api::kernel();
+  // MPI-4.1: as MPI_Buffer_detach's wait, the buffer staying attached.
+  e.wait_until([&] { return e.buffered_bytes() == 0; });
+  return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_iflush(MPI_Request* request) {
-  return call(nullptr, "MPI_Buffer_iflush", [&]() -> int {
-    rmpl::mpi::require_initialized();
-    check_request_out(request);
-    rmpl::core::engine& e = rmpl::api::kernel();
-    *request = make_request(MPI_COMM_SELF, request_kind::collective,
-                            e.start_activity(std::make_unique<buffer_drain>(e))->id());
-    return MPI_SUCCESS;
-  });
+int Buffer_iflush(MPI_Request* request) {
+  rmpl::mpi::require_initialized();
+  check_request_out(request);
+  rmpl::core::engine& e = rmpl::api::kernel();
+  *request = make_request(MPI_COMM_SELF, request_kind::collective,
+                          e.start_activity(std::make_unique<buffer_drain>(e))->id());
+  return MPI_SUCCESS;
 }
 
 // ---------------------------------------------------------------- statuses
 
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* n) {
-  return call(nullptr, "MPI_Get_count", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
-    const rmpl_mpi_datatype& t = datatype(type, false);
-    if (t.size == 0) {
-      *n = status->rmpl_bytes == 0 ? 0 : MPI_UNDEFINED;
-    } else if (status->rmpl_bytes % t.size != 0 || status->rmpl_bytes / t.size > INT32_MAX) {
-      *n = MPI_UNDEFINED;
-    } else {
-      *n = static_cast<int>(status->rmpl_bytes / t.size);
-    }
-    return MPI_SUCCESS;
-  });
+int Get_count(const MPI_Status* status, MPI_Datatype type, int* n) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
+  const rmpl_mpi_datatype& t = datatype(type, false);
+  if (t.size == 0) {
+    *n = status->rmpl_bytes == 0 ? 0 : MPI_UNDEFINED;
+  } else if (status->rmpl_bytes % t.size != 0 || status->rmpl_bytes / t.size > INT32_MAX) {
+    *n = MPI_UNDEFINED;
+  } else {
+    *n = static_cast<int>(status->rmpl_bytes / t.size);
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* n) {
-  return call(nullptr, "MPI_Get_elements_x", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
-    const rmpl_mpi_datatype& t = datatype(type, false);
-    *n = basic_elements(t, status->rmpl_bytes);
-    return MPI_SUCCESS;
-  });
+int Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* n) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
+  const rmpl_mpi_datatype& t = datatype(type, false);
+  *n = basic_elements(t, status->rmpl_bytes);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* n) {
+int Get_elements(const MPI_Status* status, MPI_Datatype type, int* n) {
   MPI_Count elements = 0;
   const int code = PMPI_Get_elements_x(status, type, &elements);
   if (code == MPI_SUCCESS) {
@@ -928,130 +871,72 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* n) {
   return code;
 }
 
-int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype type, MPI_Count n) {
-  return call(nullptr, "MPI_Status_set_elements_x", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-    const rmpl_mpi_datatype& t = datatype(type, false);
-    if (n < 0) fail(MPI_ERR_COUNT, "the count {} is negative", n);
-    const MPI_Count unit = t.basic_size > 0 ? t.basic_size : t.size;
-    if (unit != 0 && n > INT64_MAX / unit) {
-      fail(MPI_ERR_COUNT, "{} elements of {} bytes do not fit an MPI_Count of bytes", n, unit);
-    }
-    if (value_index_pairs(t)) {
-      // Pairs: each is two basic elements (MPI_Get_elements' count), an odd one is a value alone.
-      status->rmpl_bytes = unit * (n / 2) + (n % 2) * (unit - MPI_Count{sizeof(int)});
-    } else {
-      status->rmpl_bytes = unit * n;
-    }
-    return MPI_SUCCESS;
-  });
+int Status_set_elements_x(MPI_Status* status, MPI_Datatype type, MPI_Count n) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  const rmpl_mpi_datatype& t = datatype(type, false);
+  if (n < 0) fail(MPI_ERR_COUNT, "the count {} is negative", n);
+  const MPI_Count unit = t.basic_size > 0 ? t.basic_size : t.size;
+  if (unit != 0 && n > INT64_MAX / unit) {
+    fail(MPI_ERR_COUNT, "{} elements of {} bytes do not fit an MPI_Count of bytes", n, unit);
+  }
+  if (value_index_pairs(t)) {
+    // Pairs: each is two basic elements (MPI_Get_elements' count), an odd one is a value alone.
+    status->rmpl_bytes = unit * (n / 2) + (n % 2) * (unit - MPI_Count{sizeof(int)});
+  } else {
+    status->rmpl_bytes = unit * n;
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
+int Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
   return PMPI_Status_set_elements_x(status, type, n);
 }
 
 // The status's public fields (MPI-4.1: for languages and tools that cannot reach the fields).
-int PMPI_Status_get_source(const MPI_Status* status, int* source) {
-  return call(nullptr, "MPI_Status_get_source", [&]() -> int {
-    if (status == nullptr || source == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
-    *source = status->MPI_SOURCE;
-    return MPI_SUCCESS;
-  });
+int Status_get_source(const MPI_Status* status, int* source) {
+  if (status == nullptr || source == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+  *source = status->MPI_SOURCE;
+  return MPI_SUCCESS;
 }
-int PMPI_Status_set_source(MPI_Status* status, int source) {
-  return call(nullptr, "MPI_Status_set_source", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-    status->MPI_SOURCE = source;
-    return MPI_SUCCESS;
-  });
+int Status_set_source(MPI_Status* status, int source) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  status->MPI_SOURCE = source;
+  return MPI_SUCCESS;
 }
-int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
-  return call(nullptr, "MPI_Status_get_tag", [&]() -> int {
-    if (status == nullptr || tag == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
-    *tag = status->MPI_TAG;
-    return MPI_SUCCESS;
-  });
+int Status_get_tag(const MPI_Status* status, int* tag) {
+  if (status == nullptr || tag == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+  *tag = status->MPI_TAG;
+  return MPI_SUCCESS;
 }
-int PMPI_Status_set_tag(MPI_Status* status, int tag) {
-  return call(nullptr, "MPI_Status_set_tag", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-    status->MPI_TAG = tag;
-    return MPI_SUCCESS;
-  });
+int Status_set_tag(MPI_Status* status, int tag) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  status->MPI_TAG = tag;
+  return MPI_SUCCESS;
 }
-int PMPI_Status_get_error(const MPI_Status* status, int* error) {
-  return call(nullptr, "MPI_Status_get_error", [&]() -> int {
-    if (status == nullptr || error == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
-    *error = status->MPI_ERROR;
-    return MPI_SUCCESS;
-  });
+int Status_get_error(const MPI_Status* status, int* error) {
+  if (status == nullptr || error == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+  *error = status->MPI_ERROR;
+  return MPI_SUCCESS;
 }
-int PMPI_Status_set_error(MPI_Status* status, int error) {
-  return call(nullptr, "MPI_Status_set_error", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-    status->MPI_ERROR = error;
-    return MPI_SUCCESS;
-  });
+int Status_set_error(MPI_Status* status, int error) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  status->MPI_ERROR = error;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
-  return call(nullptr, "MPI_Status_set_cancelled", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-    status->rmpl_cancelled = flag ? 1 : 0;
-    return MPI_SUCCESS;
-  });
+int Status_set_cancelled(MPI_Status* status, int flag) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  status->rmpl_cancelled = flag ? 1 : 0;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
-  return call(nullptr, "MPI_Test_cancelled", [&]() -> int {
-    if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-    *flag = status->rmpl_cancelled;
-    return MPI_SUCCESS;
-  });
+int Test_cancelled(const MPI_Status* status, int* flag) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  *flag = status->rmpl_cancelled;
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Send)
-RMPL_MPI_DEFINE(Ssend)
-RMPL_MPI_DEFINE(Bsend)
-RMPL_MPI_DEFINE(Rsend)
-RMPL_MPI_DEFINE(Recv)
-RMPL_MPI_DEFINE(Isend)
-RMPL_MPI_DEFINE(Issend)
-RMPL_MPI_DEFINE(Ibsend)
-RMPL_MPI_DEFINE(Irsend)
-RMPL_MPI_DEFINE(Irecv)
-RMPL_MPI_DEFINE(Send_init)
-RMPL_MPI_DEFINE(Ssend_init)
-RMPL_MPI_DEFINE(Bsend_init)
-RMPL_MPI_DEFINE(Rsend_init)
-RMPL_MPI_DEFINE(Recv_init)
-RMPL_MPI_DEFINE(Sendrecv)
-RMPL_MPI_DEFINE(Isendrecv)
-RMPL_MPI_DEFINE(Isendrecv_replace)
-RMPL_MPI_DEFINE(Sendrecv_replace)
-RMPL_MPI_DEFINE(Probe)
-RMPL_MPI_DEFINE(Iprobe)
-RMPL_MPI_DEFINE(Mprobe)
-RMPL_MPI_DEFINE(Improbe)
-RMPL_MPI_DEFINE(Mrecv)
-RMPL_MPI_DEFINE(Imrecv)
-RMPL_MPI_DEFINE(Buffer_attach)
-RMPL_MPI_DEFINE(Buffer_detach)
-RMPL_MPI_DEFINE(Buffer_flush)
-RMPL_MPI_DEFINE(Buffer_iflush)
-RMPL_MPI_DEFINE(Get_count)
-RMPL_MPI_DEFINE(Get_elements)
-RMPL_MPI_DEFINE(Get_elements_x)
-RMPL_MPI_DEFINE(Status_set_elements)
-RMPL_MPI_DEFINE(Status_set_elements_x)
-RMPL_MPI_DEFINE(Status_get_source)
-RMPL_MPI_DEFINE(Status_set_source)
-RMPL_MPI_DEFINE(Status_get_tag)
-RMPL_MPI_DEFINE(Status_set_tag)
-RMPL_MPI_DEFINE(Status_get_error)
-RMPL_MPI_DEFINE(Status_set_error)
-RMPL_MPI_DEFINE(Status_set_cancelled)
-RMPL_MPI_DEFINE(Test_cancelled)
+#include "mpi/bindings/point_to_point.inc"  // the MPI_ and PMPI_ functions (generated)

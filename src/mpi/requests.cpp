@@ -318,6 +318,14 @@ void check_array(int n, const MPI_Request* rs) {
 MPI_Comm comm_of(MPI_Request r) noexcept {
   return live_object(r, magic::request) ? r->comm : nullptr;
 }
+/// The communicator whose error handler reports a failure of a call on the request at `r`.
+MPI_Comm comm_at(const MPI_Request* r) noexcept {
+  return r ? comm_of(*r) : nullptr;
+}
+/// ... of a call on the `n` requests of `rs`: the first one's.
+MPI_Comm first_comm(int n, const MPI_Request* rs) noexcept {
+  return n > 0 && rs ? comm_of(rs[0]) : nullptr;
+}
 
 }  // namespace
 
@@ -408,46 +416,43 @@ namespace api = rmpl::api;
 namespace core = rmpl::core;
 namespace detail = rmpl::detail;
 
-extern "C" {
+namespace rmpl::mpi::impl {
+namespace {
 
-int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
-  return call(request ? comm_of(*request) : nullptr, "MPI_Wait", [&]() -> int {
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-    rmpl_mpi_request* r = live(*request);
-    if (r == nullptr) {
-      empty_status(status);
-      return MPI_SUCCESS;
+int Wait(MPI_Request* request, MPI_Status* status) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+  rmpl_mpi_request* r = live(*request);
+  if (r == nullptr) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (r->id != detail::null_request) {
+    // Active: wait on its kernel request (looked up once).
+    core::engine& e = api::kernel();
+    if (core::request* k = e.lookup(r->id)) [[likely]] {
+      e.wait(k);
+      return take(request, status, k);
     }
-    if (r->id != detail::null_request) {
-      // Active: wait on its kernel request (looked up once).
-      core::engine& e = api::kernel();
-      if (core::request* k = e.lookup(r->id)) [[likely]] {
-        e.wait(k);
-        return take(request, status, k);
-      }
-    }
-    if (!complete(*r)) wait_for([&] { return complete(*r); });
-    return take(request, status);
-  });
+  }
+  if (!complete(*r)) wait_for([&] { return complete(*r); });
+  return take(request, status);
 }
 
-int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  return call(request ? comm_of(*request) : nullptr, "MPI_Test", [&]() -> int {
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-    rmpl_mpi_request* r = live(*request);
-    if (r == nullptr) {
-      *flag = 1;
-      empty_status(status);
-      return MPI_SUCCESS;
-    }
-    if (!complete(*r)) api::kernel().progress();
-    *flag = complete(*r);
-    if (!*flag) {
-      api::kernel().throw_if_halted();
-      return MPI_SUCCESS;
-    }
-    return take(request, status);
-  });
+int Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+  rmpl_mpi_request* r = live(*request);
+  if (r == nullptr) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!complete(*r)) api::kernel().progress();
+  *flag = complete(*r);
+  if (!*flag) {
+    api::kernel().throw_if_halted();
+    return MPI_SUCCESS;
+  }
+  return take(request, status);
 }
 
 namespace {
@@ -501,337 +506,311 @@ void progress_for(int n, const MPI_Request rs[]) {
 }
 }  // namespace
 
-int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  return call(comm_of(request), "MPI_Request_get_status", [&]() -> int {
-    live(request);
-    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
-    progress_for(1, &request);
-    *flag = completed(request);
-    if (*flag) {
-      peek(request, status);
-    } else {
-      api::kernel().throw_if_halted();
-    }
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Request_get_status_all(int n, const MPI_Request rs[], int* flag, MPI_Status statuses[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Request_get_status_all", [&]() -> int {
-    check_array(n, rs);
-    if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
-    for (int i = 0; i < n; ++i) live(rs[i]);
-    progress_for(n, rs);
-    bool all = true;
-    for (int i = 0; i < n && all; ++i) all = completed(rs[i]);
-    *flag = all;
-    if (!all) {
-      api::kernel().throw_if_halted();
-      return MPI_SUCCESS;
-    }
-    for (int i = 0; i < n; ++i) {
-      peek(rs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
-    }
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Request_get_status_any(int n, const MPI_Request rs[], int* index, int* flag,
-                                MPI_Status* status) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Request_get_status_any", [&]() -> int {
-    check_array(n, rs);
-    if (index == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "the index or flag pointer is null");
-    for (int i = 0; i < n; ++i) live(rs[i]);
-    progress_for(n, rs);
-    bool any_active = false;
-    for (int i = 0; i < n; ++i) {
-      bool active = false;
-      if (completed(rs[i], &active) && active) {
-        peek(rs[i], status);
-        *index = i;
-        *flag = 1;
-        return MPI_SUCCESS;
-      }
-      any_active = any_active || active;
-    }
-    // No active request: flag set, index MPI_UNDEFINED, an empty status (as MPI_Testany).
-    *flag = !any_active;
-    *index = MPI_UNDEFINED;
-    if (!any_active) {
-      empty_status(status);
-    } else {
-      api::kernel().throw_if_halted();
-    }
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Request_get_status_some(int n, const MPI_Request rs[], int* outcount, int indices[],
-                                 MPI_Status statuses[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Request_get_status_some", [&]() -> int {
-    check_array(n, rs);
-    if (outcount == nullptr) fail(MPI_ERR_ARG, "the outcount pointer is null");
-    for (int i = 0; i < n; ++i) live(rs[i]);
-    progress_for(n, rs);
-    int done = 0;
-    bool any_active = false;
-    for (int i = 0; i < n; ++i) {
-      bool active = false;
-      const bool complete_now = completed(rs[i], &active);
-      any_active = any_active || active;
-      if (!active || !complete_now) continue;
-      if (indices == nullptr) fail(MPI_ERR_ARG, "the indices array is null");
-      peek(rs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done]);
-      indices[done++] = i;
-    }
-    *outcount = any_active ? done : MPI_UNDEFINED;
-    if (any_active && done == 0) api::kernel().throw_if_halted();
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Waitall(int n, MPI_Request rs[], MPI_Status statuses[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitall", [&]() -> int {
-    check_array(n, rs);
-    for (int i = 0; i < n; ++i) live(rs[i]);
-    // A request stays complete until take_completed() below, so each look resumes at the first
-    // one not yet seen complete: looking again from the start made waiting for n receives that
-    // complete in order cost O(n) per progress pass, O(n^2) in all (100,000 receives filled by
-    // another rank's sends: seconds; bench/mpi/post_irecv.c, end "match").
-    int first = 0;
-    wait_for([&] {
-      for (; first < n; ++first) {
-        if (rs[first] != MPI_REQUEST_NULL && !complete(*rs[first])) return false;
-      }
-      return true;
-    });
-    if (statuses != MPI_STATUSES_IGNORE) {
-      for (int i = 0; i < n; ++i) {
-        if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
-          empty_status_of_many(&statuses[i]);
-        }
-      }
-    }
-    take_completed(n, rs, statuses, false, nullptr, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status statuses[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Testall", [&]() -> int {
-    check_array(n, rs);
-    bool all = true;
-    for (int pass = 0; pass < 2; ++pass) {
-      all = true;
-      for (int i = 0; i < n; ++i) {
-        rmpl_mpi_request* r = live(rs[i]);
-        if (r && !complete(*r)) all = false;
-      }
-      if (all || pass == 1) break;
-      api::kernel().progress();
-    }
-    *flag = all;
-    if (!all) {
-      api::kernel().throw_if_halted();
-      return MPI_SUCCESS;
-    }
-    if (statuses != MPI_STATUSES_IGNORE) {
-      for (int i = 0; i < n; ++i) {
-        if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
-          empty_status_of_many(&statuses[i]);
-        }
-      }
-    }
-    take_completed(n, rs, statuses, false, nullptr, nullptr);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* status) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitany", [&]() -> int {
-    check_array(n, rs);
-    if (active_count(n, rs) == 0) {
-      *index = MPI_UNDEFINED;
-      empty_status(status);
-      return MPI_SUCCESS;
-    }
-    int found = -1;
-    auto scan = [&] {
-      for (int i = 0; i < n; ++i) {
-        rmpl_mpi_request* r = rs[i];
-        if (r && !(r->persistent && !r->active) && complete(*r)) {
-          found = i;
-          return true;
-        }
-      }
-      return false;
-    };
-    if (!scan()) wait_for(scan);
-    *index = found;
-    return take(&rs[found], status);
-  });
-}
-
-int PMPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* status) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Testany", [&]() -> int {
-    check_array(n, rs);
-    if (active_count(n, rs) == 0) {
-      *flag = 1;
-      *index = MPI_UNDEFINED;
-      empty_status(status);
-      return MPI_SUCCESS;
-    }
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int i = 0; i < n; ++i) {
-        rmpl_mpi_request* r = rs[i];
-        if (r && !(r->persistent && !r->active) && complete(*r)) {
-          *flag = 1;
-          *index = i;
-          return take(&rs[i], status);
-        }
-      }
-      if (pass == 0) api::kernel().progress();
-    }
+int Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  live(request);
+  if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+  progress_for(1, &request);
+  *flag = completed(request);
+  if (*flag) {
+    peek(request, status);
+  } else {
     api::kernel().throw_if_halted();
-    *flag = 0;
-    *index = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-  });
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Waitsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Waitsome", [&]() -> int {
-    check_array(n, rs);
-    if (active_count(n, rs) == 0) {
-      *outcount = MPI_UNDEFINED;
+int Request_get_status_all(int n, const MPI_Request rs[], int* flag, MPI_Status statuses[]) {
+  check_array(n, rs);
+  if (flag == nullptr) fail(MPI_ERR_ARG, "the flag pointer is null");
+  for (int i = 0; i < n; ++i) live(rs[i]);
+  progress_for(n, rs);
+  bool all = true;
+  for (int i = 0; i < n && all; ++i) all = completed(rs[i]);
+  *flag = all;
+  if (!all) {
+    api::kernel().throw_if_halted();
+    return MPI_SUCCESS;
+  }
+  for (int i = 0; i < n; ++i) {
+    peek(rs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+  }
+  return MPI_SUCCESS;
+}
+
+int Request_get_status_any(int n, const MPI_Request rs[], int* index, int* flag,
+                           MPI_Status* status) {
+  check_array(n, rs);
+  if (index == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "the index or flag pointer is null");
+  for (int i = 0; i < n; ++i) live(rs[i]);
+  progress_for(n, rs);
+  bool any_active = false;
+  for (int i = 0; i < n; ++i) {
+    bool active = false;
+    if (completed(rs[i], &active) && active) {
+      peek(rs[i], status);
+      *index = i;
+      *flag = 1;
       return MPI_SUCCESS;
     }
-    // Waitsome reports every request that can complete now, as Open MPI and MPICH do and
-    // programs expect (MPI-3.1 allows fewer). The wait ends as soon as one request is complete,
-    // often with others whose messages are already in this rank's rings but not yet drained (a
-    // synchronous send that met a posted receive's notice completes when published, before the
-    // receiver has read it): so unless the scan that ended the wait found every active request
-    // complete, one progress pass runs before they are collected. (Testsome makes its pass anyway.)
-    bool all = true;
-    auto any = [&] {
-      bool found = false;
-      all = true;
-      for (int i = 0; i < n; ++i) {
-        rmpl_mpi_request* r = rs[i];
-        if (!r || (r->persistent && !r->active)) continue;
-        if (complete(*r)) {
-          found = true;
-        } else {
-          all = false;
-        }
+    any_active = any_active || active;
+  }
+  // No active request: flag set, index MPI_UNDEFINED, an empty status (as MPI_Testany).
+  *flag = !any_active;
+  *index = MPI_UNDEFINED;
+  if (!any_active) {
+    empty_status(status);
+  } else {
+    api::kernel().throw_if_halted();
+  }
+  return MPI_SUCCESS;
+}
+
+int Request_get_status_some(int n, const MPI_Request rs[], int* outcount, int indices[],
+                            MPI_Status statuses[]) {
+  check_array(n, rs);
+  if (outcount == nullptr) fail(MPI_ERR_ARG, "the outcount pointer is null");
+  for (int i = 0; i < n; ++i) live(rs[i]);
+  progress_for(n, rs);
+  int done = 0;
+  bool any_active = false;
+  for (int i = 0; i < n; ++i) {
+    bool active = false;
+    const bool complete_now = completed(rs[i], &active);
+    any_active = any_active || active;
+    if (!active || !complete_now) continue;
+    if (indices == nullptr) fail(MPI_ERR_ARG, "the indices array is null");
+    peek(rs[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done]);
+    indices[done++] = i;
+  }
+  *outcount = any_active ? done : MPI_UNDEFINED;
+  if (any_active && done == 0) api::kernel().throw_if_halted();
+  return MPI_SUCCESS;
+}
+
+int Waitall(int n, MPI_Request rs[], MPI_Status statuses[]) {
+  check_array(n, rs);
+  for (int i = 0; i < n; ++i) live(rs[i]);
+  // A request stays complete until take_completed() below, so each look resumes at the first
+  // one not yet seen complete: looking again from the start made waiting for n receives that
+  // complete in order cost O(n) per progress pass, O(n^2) in all (100,000 receives filled by
+  // another rank's sends: seconds; bench/mpi/post_irecv.c, end "match").
+  int first = 0;
+  wait_for([&] {
+    for (; first < n; ++first) {
+      if (rs[first] != MPI_REQUEST_NULL && !complete(*rs[first])) return false;
+    }
+    return true;
+  });
+  if (statuses != MPI_STATUSES_IGNORE) {
+    for (int i = 0; i < n; ++i) {
+      if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
+        empty_status_of_many(&statuses[i]);
       }
-      return found;
-    };
-    if (!any()) wait_for(any);
-    if (!all) api::kernel().progress();
-    take_completed(n, rs, statuses, true, outcount, indices);
-    return MPI_SUCCESS;
-  });
+    }
+  }
+  take_completed(n, rs, statuses, false, nullptr, nullptr);
+  return MPI_SUCCESS;
 }
 
-int PMPI_Testsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Testsome", [&]() -> int {
-    check_array(n, rs);
-    if (active_count(n, rs) == 0) {
-      *outcount = MPI_UNDEFINED;
-      return MPI_SUCCESS;
+int Testall(int n, MPI_Request rs[], int* flag, MPI_Status statuses[]) {
+  check_array(n, rs);
+  bool all = true;
+  for (int pass = 0; pass < 2; ++pass) {
+    all = true;
+    for (int i = 0; i < n; ++i) {
+      rmpl_mpi_request* r = live(rs[i]);
+      if (r && !complete(*r)) all = false;
     }
+    if (all || pass == 1) break;
     api::kernel().progress();
-    take_completed(n, rs, statuses, true, outcount, indices);
-    if (*outcount == 0) api::kernel().throw_if_halted();
+  }
+  *flag = all;
+  if (!all) {
+    api::kernel().throw_if_halted();
     return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Cancel(MPI_Request* request) {
-  return call(request ? comm_of(*request) : nullptr, "MPI_Cancel", [&]() -> int {
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-    rmpl_mpi_request* r = live(*request);
-    if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be cancelled");
-    if (r->generalized) {
-      const grequest& g = *r->generalized;
-      const bool done = g.state.load(std::memory_order_acquire) & grequest::completed;
-      if (g.cancel) callback_result(g.cancel(g.extra_state, done ? 1 : 0), "cancel_fn");
-      return MPI_SUCCESS;
-    }
-    // Receives not yet matched are withdrawn; a send, once started, is delivered (MPI allows a
-    // cancel to fail; MPI_Test_cancelled then says false).
-    if (r->id != detail::null_request) detail::cancel(r->id);
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Request_free(MPI_Request* request) {
-  return call(request ? comm_of(*request) : nullptr, "MPI_Request_free", [&]() -> int {
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-    rmpl_mpi_request* r = live(*request);
-    if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
-    if (r->generalized) {
-      grequest& g = *r->generalized;
-      *request = MPI_REQUEST_NULL;
-      if (g.state.fetch_or(grequest::freed, std::memory_order_acq_rel) & grequest::completed) {
-        const int code = g.free ? g.free(g.extra_state) : MPI_SUCCESS;
-        requests().recycle(r);
-        callback_result(code, "free_fn");
-      } else {
-        freed_grequests().push_back(r);  // MPI_Grequest_complete runs free_fn
+  }
+  if (statuses != MPI_STATUSES_IGNORE) {
+    for (int i = 0; i < n; ++i) {
+      if (rs[i] == MPI_REQUEST_NULL || (rs[i]->persistent && !rs[i]->active)) {
+        empty_status_of_many(&statuses[i]);
       }
-      return MPI_SUCCESS;
     }
-    if (r->id != detail::null_request) {
-      if (detail::done(r->id)) {
+  }
+  take_completed(n, rs, statuses, false, nullptr, nullptr);
+  return MPI_SUCCESS;
+}
+
+int Waitany(int n, MPI_Request rs[], int* index, MPI_Status* status) {
+  check_array(n, rs);
+  if (active_count(n, rs) == 0) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = -1;
+  auto scan = [&] {
+    for (int i = 0; i < n; ++i) {
+      rmpl_mpi_request* r = rs[i];
+      if (r && !(r->persistent && !r->active) && complete(*r)) {
+        found = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!scan()) wait_for(scan);
+  *index = found;
+  return take(&rs[found], status);
+}
+
+int Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* status) {
+  check_array(n, rs);
+  if (active_count(n, rs) == 0) {
+    *flag = 1;
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < n; ++i) {
+      rmpl_mpi_request* r = rs[i];
+      if (r && !(r->persistent && !r->active) && complete(*r)) {
+        *flag = 1;
+        *index = i;
+        return take(&rs[i], status);
+      }
+    }
+    if (pass == 0) api::kernel().progress();
+  }
+  api::kernel().throw_if_halted();
+  *flag = 0;
+  *index = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int Waitsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  check_array(n, rs);
+  if (active_count(n, rs) == 0) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  // Waitsome reports every request that can complete now, as Open MPI and MPICH do and
+  // programs expect (MPI-3.1 allows fewer). The wait ends as soon as one request is complete,
+  // often with others whose messages are already in this rank's rings but not yet drained (a
+  // synchronous send that met a posted receive's notice completes when published, before the
+  // receiver has read it): so unless the scan that ended the wait found every active request
+  // complete, one progress pass runs before they are collected. (Testsome makes its pass anyway.)
+  bool all = true;
+  auto any = [&] {
+    bool found = false;
+    all = true;
+    for (int i = 0; i < n; ++i) {
+      rmpl_mpi_request* r = rs[i];
+      if (!r || (r->persistent && !r->active)) continue;
+      if (complete(*r)) {
+        found = true;
+      } else {
+        all = false;
+      }
+    }
+    return found;
+  };
+  if (!any()) wait_for(any);
+  if (!all) api::kernel().progress();
+  take_completed(n, rs, statuses, true, outcount, indices);
+  return MPI_SUCCESS;
+}
+
+int Testsome(int n, MPI_Request rs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  check_array(n, rs);
+  if (active_count(n, rs) == 0) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  api::kernel().progress();
+  take_completed(n, rs, statuses, true, outcount, indices);
+  if (*outcount == 0) api::kernel().throw_if_halted();
+  return MPI_SUCCESS;
+}
+
+int Cancel(MPI_Request* request) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+  rmpl_mpi_request* r = live(*request);
+  if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be cancelled");
+  if (r->generalized) {
+    const grequest& g = *r->generalized;
+    const bool done = g.state.load(std::memory_order_acquire) & grequest::completed;
+    if (g.cancel) callback_result(g.cancel(g.extra_state, done ? 1 : 0), "cancel_fn");
+    return MPI_SUCCESS;
+  }
+  // Receives not yet matched are withdrawn; a send, once started, is delivered (MPI allows a
+  // cancel to fail; MPI_Test_cancelled then says false).
+  if (r->id != detail::null_request) detail::cancel(r->id);
+  return MPI_SUCCESS;
+}
+
+int Request_free(MPI_Request* request) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+  rmpl_mpi_request* r = live(*request);
+  if (r == nullptr) fail(MPI_ERR_REQUEST, "MPI_REQUEST_NULL cannot be freed");
+  if (r->generalized) {
+    grequest& g = *r->generalized;
+    *request = MPI_REQUEST_NULL;
+    if (g.state.fetch_or(grequest::freed, std::memory_order_acq_rel) & grequest::completed) {
+      const int code = g.free ? g.free(g.extra_state) : MPI_SUCCESS;
+      requests().recycle(r);
+      callback_result(code, "free_fn");
+    } else {
+      freed_grequests().push_back(r);  // MPI_Grequest_complete runs free_fn
+    }
+    return MPI_SUCCESS;
+  }
+  if (r->id != detail::null_request) {
+    if (detail::done(r->id)) {
+      try {
+        detail::wait(r->id);
+      } catch (const rmpl::error&) {
+      }
+    } else {
+      // Completes in the background. Its staging copy (a packed send) must outlive it.
+      if (r->staging || r->on_complete) {
+        wait_for([&] { return detail::done(r->id); });
         try {
           detail::wait(r->id);
         } catch (const rmpl::error&) {
         }
       } else {
-        // Completes in the background. Its staging copy (a packed send) must outlive it.
-        if (r->staging || r->on_complete) {
-          wait_for([&] { return detail::done(r->id); });
-          try {
-            detail::wait(r->id);
-          } catch (const rmpl::error&) {
-          }
-        } else {
-          orphans().push_back(r->id);
-        }
+        orphans().push_back(r->id);
       }
-      r->id = detail::null_request;
     }
-    requests().recycle(r);
-    *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
-  });
+    r->id = detail::null_request;
+  }
+  requests().recycle(r);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
-                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
-                        MPI_Request* request) {
-  return call(nullptr, "MPI_Grequest_start", [&] {
-    require_initialized();
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-    if (!freed_grequests().empty()) sweep_grequests();
-    auto g = std::make_unique<grequest>();
-    g->query = query_fn;
-    g->free = free_fn;
-    g->cancel = cancel_fn;
-    g->extra_state = extra_state;
-    g->bell = &api::kernel().fabric();
-    g->rank = api::kernel().rank();
-    rmpl_mpi_request* r = requests().make();
-    r->kind = request_kind::generalized;
-    r->generalized = std::move(g);
-    *request = r;
-    return MPI_SUCCESS;
-  });
+int Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                   MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                   MPI_Request* request) {
+  require_initialized();
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+  if (!freed_grequests().empty()) sweep_grequests();
+  auto g = std::make_unique<grequest>();
+  g->query = query_fn;
+  g->free = free_fn;
+  g->cancel = cancel_fn;
+  g->extra_state = extra_state;
+  g->bell = &api::kernel().fabric();
+  g->rank = api::kernel().rank();
+  rmpl_mpi_request* r = requests().make();
+  r->kind = request_kind::generalized;
+  r->generalized = std::move(g);
+  *request = r;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Grequest_complete(MPI_Request request) {
+int Grequest_complete(MPI_Request request) {
   // Any thread may call this while the program's thread waits on the request: nothing here may
   // touch the request after publishing its completion, since that thread may then free it.
   return call_any_thread(comm_of(request), "MPI_Grequest_complete", [&] {
@@ -860,49 +839,29 @@ int PMPI_Grequest_complete(MPI_Request request) {
   });
 }
 
-int PMPI_Start(MPI_Request* request) {
-  return call(request ? comm_of(*request) : nullptr, "MPI_Start", [&]() -> int {
-    if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-    rmpl_mpi_request* r = live(*request);
-    if (r == nullptr || !r->persistent) {
-      fail(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init, ...)");
-    }
-    if (r->active) fail(MPI_ERR_REQUEST, "the persistent request is active already");
-    r->immediate = MPI_Status{};
-    r->id = r->start(*r);
-    r->active = true;
-    return MPI_SUCCESS;
-  });
+int Start(MPI_Request* request) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+  rmpl_mpi_request* r = live(*request);
+  if (r == nullptr || !r->persistent) {
+    fail(MPI_ERR_REQUEST, "MPI_Start needs a persistent request (from MPI_Send_init, ...)");
+  }
+  if (r->active) fail(MPI_ERR_REQUEST, "the persistent request is active already");
+  r->immediate = MPI_Status{};
+  r->id = r->start(*r);
+  r->active = true;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Startall(int n, MPI_Request rs[]) {
-  return call(n > 0 && rs ? comm_of(rs[0]) : nullptr, "MPI_Startall", [&]() -> int {
-    check_array(n, rs);
-    for (int i = 0; i < n; ++i) {
-      const int code = PMPI_Start(&rs[i]);
-      if (code != MPI_SUCCESS) return code;
-    }
-    return MPI_SUCCESS;
-  });
+int Startall(int n, MPI_Request rs[]) {
+  check_array(n, rs);
+  for (int i = 0; i < n; ++i) {
+    const int code = PMPI_Start(&rs[i]);
+    if (code != MPI_SUCCESS) return code;
+  }
+  return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-RMPL_MPI_DEFINE(Wait)
-RMPL_MPI_DEFINE(Test)
-RMPL_MPI_DEFINE(Request_get_status)
-RMPL_MPI_DEFINE(Request_get_status_all)
-RMPL_MPI_DEFINE(Request_get_status_any)
-RMPL_MPI_DEFINE(Request_get_status_some)
-RMPL_MPI_DEFINE(Waitall)
-RMPL_MPI_DEFINE(Testall)
-RMPL_MPI_DEFINE(Waitany)
-RMPL_MPI_DEFINE(Testany)
-RMPL_MPI_DEFINE(Waitsome)
-RMPL_MPI_DEFINE(Testsome)
-RMPL_MPI_DEFINE(Cancel)
-RMPL_MPI_DEFINE(Request_free)
-RMPL_MPI_DEFINE(Start)
-RMPL_MPI_DEFINE(Startall)
-RMPL_MPI_DEFINE(Grequest_start)
-RMPL_MPI_DEFINE(Grequest_complete)
+#include "mpi/bindings/requests.inc"  // the MPI_ and PMPI_ functions (generated)

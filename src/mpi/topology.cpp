@@ -148,208 +148,183 @@ neighborhood neighborhood_of(const rmpl_mpi_comm& c) {
 
 using namespace rmpl::mpi;
 
-int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
-  return call(nullptr, "MPI_Dims_create", [&] {
-    if (nnodes <= 0) fail(MPI_ERR_ARG, "nnodes {} is not positive", nnodes);
-    if (ndims < 0) fail(MPI_ERR_DIMS, "ndims {} is negative", ndims);
-    if (ndims > 0 && dims == nullptr) fail(MPI_ERR_ARG, "dims is null with ndims = {}", ndims);
-    std::int64_t fixed = 1;
-    int free_dims = 0;
-    for (int i = 0; i < ndims; ++i) {
-      if (dims[i] < 0) fail(MPI_ERR_DIMS, "dims[{}] = {} is negative", i, dims[i]);
-      if (dims[i] == 0) {
-        ++free_dims;
-      } else if ((fixed *= dims[i]) > nnodes || nnodes % fixed != 0) {
-        fail(MPI_ERR_DIMS,
-             "the dimensions given (up to dims[{}] = {}) span {} nodes, which "
-             "does not divide nnodes = {}",
-             i, dims[i], fixed, nnodes);
-      }
+namespace rmpl::mpi::impl {
+namespace {
+
+int Dims_create(int nnodes, int ndims, int dims[]) {
+  if (nnodes <= 0) fail(MPI_ERR_ARG, "nnodes {} is not positive", nnodes);
+  if (ndims < 0) fail(MPI_ERR_DIMS, "ndims {} is negative", ndims);
+  if (ndims > 0 && dims == nullptr) fail(MPI_ERR_ARG, "dims is null with ndims = {}", ndims);
+  std::int64_t fixed = 1;
+  int free_dims = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) fail(MPI_ERR_DIMS, "dims[{}] = {} is negative", i, dims[i]);
+    if (dims[i] == 0) {
+      ++free_dims;
+    } else if ((fixed *= dims[i]) > nnodes || nnodes % fixed != 0) {
+      fail(MPI_ERR_DIMS,
+           "the dimensions given (up to dims[{}] = {}) span {} nodes, which "
+           "does not divide nnodes = {}",
+           i, dims[i], fixed, nnodes);
     }
-    const std::int64_t rest = nnodes / fixed;
-    if (free_dims == 0 && rest != 1) {
-      fail(MPI_ERR_DIMS, "every dimension is given and they span {} nodes, not nnodes = {}", fixed,
-           nnodes);
-    }
-    std::vector<int> factors;
-    if (free_dims > 0 && !balanced(rest, free_dims, rest, divisors_of(rest), factors)) {
-      fail(MPI_ERR_INTERN, "no factorisation of {} into {} dimensions", rest, free_dims);
-    }
-    for (int i = 0, next = 0; i < ndims; ++i) {
-      if (dims[i] == 0) dims[i] = factors[static_cast<std::size_t>(next++)];
-    }
-    return MPI_SUCCESS;
-  });
+  }
+  const std::int64_t rest = nnodes / fixed;
+  if (free_dims == 0 && rest != 1) {
+    fail(MPI_ERR_DIMS, "every dimension is given and they span {} nodes, not nnodes = {}", fixed,
+         nnodes);
+  }
+  std::vector<int> factors;
+  if (free_dims > 0 && !balanced(rest, free_dims, rest, divisors_of(rest), factors)) {
+    fail(MPI_ERR_INTERN, "no factorisation of {} into {} dimensions", rest, free_dims);
+  }
+  for (int i = 0, next = 0; i < ndims; ++i) {
+    if (dims[i] == 0) dims[i] = factors[static_cast<std::size_t>(next++)];
+  }
+  return MPI_SUCCESS;
 }
 
-int PMPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int,
-                     MPI_Comm* comm_cart) {
-  return call(c, "MPI_Cart_create", [&] {
-    rmpl_mpi_comm& old = intracomm(c,
-                                   "MPI_Cart_create on an intercommunicator is erroneous "
-                                   "(topologies are defined on intracommunicators only)");
-    const int ranks = grid_size(ndims, dims, old.size());
-    if (ndims > 0 && periods == nullptr)
-      fail(MPI_ERR_ARG, "periods is null with ndims = {}", ndims);
-    if (comm_cart == nullptr) fail(MPI_ERR_ARG, "the new communicator's handle pointer is null");
-    std::vector<int> first(static_cast<std::size_t>(ranks));
-    std::iota(first.begin(), first.end(), 0);
-    const rmpl::group on_grid = rmpl::detail::members(*old.impl).include(first);
-    MPI_Comm cart = make_comm(rmpl::detail::create(*old.impl, on_grid), old);
-    if (cart != MPI_COMM_NULL) {
-      auto grid = std::make_unique<cartesian>();
-      grid->dims.assign(dims, dims + ndims);
-      for (int i = 0; i < ndims; ++i) grid->periods.push_back(periods[i] != 0);
-      cart->topology = std::move(grid);
+int Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int,
+                MPI_Comm* comm_cart) {
+  rmpl_mpi_comm& old = intracomm(c,
+                                 "MPI_Cart_create on an intercommunicator is erroneous "
+                                 "(topologies are defined on intracommunicators only)");
+  const int ranks = grid_size(ndims, dims, old.size());
+  if (ndims > 0 && periods == nullptr) fail(MPI_ERR_ARG, "periods is null with ndims = {}", ndims);
+  if (comm_cart == nullptr) fail(MPI_ERR_ARG, "the new communicator's handle pointer is null");
+  std::vector<int> first(static_cast<std::size_t>(ranks));
+  std::iota(first.begin(), first.end(), 0);
+  const rmpl::group on_grid = rmpl::detail::members(*old.impl).include(first);
+  MPI_Comm cart = make_comm(rmpl::detail::create(*old.impl, on_grid), old);
+  if (cart != MPI_COMM_NULL) {
+    auto grid = std::make_unique<cartesian>();
+    grid->dims.assign(dims, dims + ndims);
+    for (int i = 0; i < ndims; ++i) grid->periods.push_back(periods[i] != 0);
+    cart->topology = std::move(grid);
+  }
+  *comm_cart = cart;
+  return MPI_SUCCESS;
+}
+
+int Cartdim_get(MPI_Comm c, int* ndims) {
+  *ndims = ndims_of(grid_of(comm(c)));
+  return MPI_SUCCESS;
+}
+
+int Cart_get(MPI_Comm c, int maxdims, int dims[], int periods[], int coords[]) {
+  const rmpl_mpi_comm& cart = comm(c);
+  const cartesian& g = grid_of(cart);
+  const int n = ndims_of(g);
+  if (maxdims < n) {
+    fail(MPI_ERR_ARG, "maxdims {} is less than the topology's {} dimensions", maxdims, n);
+  }
+  if (n > 0 && (dims == nullptr || periods == nullptr || coords == nullptr)) {
+    fail(MPI_ERR_ARG, "dims, periods or coords is null for {} dimensions", n);
+  }
+  const std::vector<int> mine = coords_of(g, cart.rank());
+  for (int i = 0; i < n; ++i) {
+    dims[i] = g.dims[static_cast<std::size_t>(i)];
+    periods[i] = g.periods[static_cast<std::size_t>(i)];
+    coords[i] = mine[static_cast<std::size_t>(i)];
+  }
+  return MPI_SUCCESS;
+}
+
+int Cart_rank(MPI_Comm c, const int coords[], int* rank) {
+  const cartesian& g = grid_of(comm(c));
+  if (ndims_of(g) > 0 && coords == nullptr) fail(MPI_ERR_ARG, "coords is null");
+  *rank = rank_at(g, coords);
+  return MPI_SUCCESS;
+}
+
+int Cart_coords(MPI_Comm c, int rank, int maxdims, int coords[]) {
+  const rmpl_mpi_comm& cart = comm(c);
+  const cartesian& g = grid_of(cart);
+  const int n = ndims_of(g);
+  if (rank < 0 || rank >= cart.size()) {
+    fail(MPI_ERR_RANK, "rank {} is not a rank of the communicator (size {})", rank, cart.size());
+  }
+  if (maxdims < n) {
+    fail(MPI_ERR_ARG, "maxdims {} is less than the topology's {} dimensions", maxdims, n);
+  }
+  if (n > 0 && coords == nullptr) fail(MPI_ERR_ARG, "coords is null");
+  const std::vector<int> found = coords_of(g, rank);
+  std::copy(found.begin(), found.end(), coords);
+  return MPI_SUCCESS;
+}
+
+int Cart_shift(MPI_Comm c, int direction, int disp, int* rank_source, int* rank_dest) {
+  const rmpl_mpi_comm& cart = comm(c);
+  const cartesian& g = grid_of(cart);
+  if (direction < 0 || direction >= ndims_of(g)) {
+    fail(MPI_ERR_ARG, "direction {} is not a dimension of the {}-dimensional topology", direction,
+         ndims_of(g));
+  }
+  const auto axis = static_cast<std::size_t>(direction);
+  std::vector<int> coords = coords_of(g, cart.rank());
+  const int extent = g.dims[axis];
+  // The neighbour `by` steps along the axis: wrapped when periodic, MPI_PROC_NULL past an edge.
+  auto neighbour = [&](std::int64_t by) {
+    std::int64_t at = coords[axis] + by;
+    if (g.periods[axis]) {
+      at = ((at % extent) + extent) % extent;
+    } else if (at < 0 || at >= extent) {
+      return MPI_PROC_NULL;
     }
-    *comm_cart = cart;
-    return MPI_SUCCESS;
-  });
+    std::vector<int> there = coords;
+    there[axis] = static_cast<int>(at);
+    return rank_at(g, there.data());
+  };
+  *rank_dest = neighbour(disp);
+  *rank_source = neighbour(-static_cast<std::int64_t>(disp));
+  return MPI_SUCCESS;
 }
 
-int PMPI_Cartdim_get(MPI_Comm c, int* ndims) {
-  return call(c, "MPI_Cartdim_get", [&] {
-    *ndims = ndims_of(grid_of(comm(c)));
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Cart_get(MPI_Comm c, int maxdims, int dims[], int periods[], int coords[]) {
-  return call(c, "MPI_Cart_get", [&] {
-    const rmpl_mpi_comm& cart = comm(c);
-    const cartesian& g = grid_of(cart);
-    const int n = ndims_of(g);
-    if (maxdims < n) {
-      fail(MPI_ERR_ARG, "maxdims {} is less than the topology's {} dimensions", maxdims, n);
+int Cart_sub(MPI_Comm c, const int remain_dims[], MPI_Comm* newcomm) {
+  rmpl_mpi_comm& cart = comm(c);
+  const cartesian& g = grid_of(cart);
+  if (ndims_of(g) > 0 && remain_dims == nullptr) fail(MPI_ERR_ARG, "remain_dims is null");
+  if (newcomm == nullptr) fail(MPI_ERR_ARG, "the new communicator's handle pointer is null");
+  // Ranks that agree on the dropped coordinates share a subgrid (the color), ordered row-major
+  // by the coordinates kept (the key).
+  const std::vector<int> coords = coords_of(g, cart.rank());
+  auto sub = std::make_unique<cartesian>();
+  int color = 0, key = 0;
+  for (std::size_t i = 0; i < g.dims.size(); ++i) {
+    if (remain_dims[i]) {
+      key = key * g.dims[i] + coords[i];
+      sub->dims.push_back(g.dims[i]);
+      sub->periods.push_back(g.periods[i]);
+    } else {
+      color = color * g.dims[i] + coords[i];
     }
-    if (n > 0 && (dims == nullptr || periods == nullptr || coords == nullptr)) {
-      fail(MPI_ERR_ARG, "dims, periods or coords is null for {} dimensions", n);
-    }
-    const std::vector<int> mine = coords_of(g, cart.rank());
-    for (int i = 0; i < n; ++i) {
-      dims[i] = g.dims[static_cast<std::size_t>(i)];
-      periods[i] = g.periods[static_cast<std::size_t>(i)];
-      coords[i] = mine[static_cast<std::size_t>(i)];
-    }
-    return MPI_SUCCESS;
-  });
+  }
+  MPI_Comm made = make_comm(rmpl::detail::split(*cart.impl, color, key), cart);
+  made->topology = std::move(sub);
+  *newcomm = made;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Cart_rank(MPI_Comm c, const int coords[], int* rank) {
-  return call(c, "MPI_Cart_rank", [&] {
-    const cartesian& g = grid_of(comm(c));
-    if (ndims_of(g) > 0 && coords == nullptr) fail(MPI_ERR_ARG, "coords is null");
-    *rank = rank_at(g, coords);
-    return MPI_SUCCESS;
-  });
+int Cart_map(MPI_Comm c, int ndims, const int dims[], const int periods[], int* newrank) {
+  const rmpl_mpi_comm& old = intracomm(c,
+                                       "MPI_Cart_map on an intercommunicator is erroneous "
+                                       "(topologies are defined on intracommunicators only)");
+  const int ranks = grid_size(ndims, dims, old.size());
+  if (ndims > 0 && periods == nullptr) fail(MPI_ERR_ARG, "periods is null with ndims = {}", ndims);
+  *newrank = old.rank() < ranks ? old.rank() : MPI_UNDEFINED;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int coords[]) {
-  return call(c, "MPI_Cart_coords", [&] {
-    const rmpl_mpi_comm& cart = comm(c);
-    const cartesian& g = grid_of(cart);
-    const int n = ndims_of(g);
-    if (rank < 0 || rank >= cart.size()) {
-      fail(MPI_ERR_RANK, "rank {} is not a rank of the communicator (size {})", rank, cart.size());
-    }
-    if (maxdims < n) {
-      fail(MPI_ERR_ARG, "maxdims {} is less than the topology's {} dimensions", maxdims, n);
-    }
-    if (n > 0 && coords == nullptr) fail(MPI_ERR_ARG, "coords is null");
-    const std::vector<int> found = coords_of(g, rank);
-    std::copy(found.begin(), found.end(), coords);
-    return MPI_SUCCESS;
-  });
+int Topo_test(MPI_Comm c, int* status) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "status is null");
+  const rmpl_mpi_comm& co = comm(c);
+  *status = co.topology              ? MPI_CART
+            : co.graph_topology      ? MPI_GRAPH
+            : co.dist_graph_topology ? MPI_DIST_GRAPH
+                                     : MPI_UNDEFINED;
+  return MPI_SUCCESS;
 }
 
-int PMPI_Cart_shift(MPI_Comm c, int direction, int disp, int* rank_source, int* rank_dest) {
-  return call(c, "MPI_Cart_shift", [&] {
-    const rmpl_mpi_comm& cart = comm(c);
-    const cartesian& g = grid_of(cart);
-    if (direction < 0 || direction >= ndims_of(g)) {
-      fail(MPI_ERR_ARG, "direction {} is not a dimension of the {}-dimensional topology", direction,
-           ndims_of(g));
-    }
-    const auto axis = static_cast<std::size_t>(direction);
-    std::vector<int> coords = coords_of(g, cart.rank());
-    const int extent = g.dims[axis];
-    // The neighbour `by` steps along the axis: wrapped when periodic, MPI_PROC_NULL past an edge.
-    auto neighbour = [&](std::int64_t by) {
-      std::int64_t at = coords[axis] + by;
-      if (g.periods[axis]) {
-        at = ((at % extent) + extent) % extent;
-      } else if (at < 0 || at >= extent) {
-        return MPI_PROC_NULL;
-      }
-      std::vector<int> there = coords;
-      there[axis] = static_cast<int>(at);
-      return rank_at(g, there.data());
-    };
-    *rank_dest = neighbour(disp);
-    *rank_source = neighbour(-static_cast<std::int64_t>(disp));
-    return MPI_SUCCESS;
-  });
-}
+}  // namespace
+}  // namespace rmpl::mpi::impl
 
-int PMPI_Cart_sub(MPI_Comm c, const int remain_dims[], MPI_Comm* newcomm) {
-  return call(c, "MPI_Cart_sub", [&] {
-    rmpl_mpi_comm& cart = comm(c);
-    const cartesian& g = grid_of(cart);
-    if (ndims_of(g) > 0 && remain_dims == nullptr) fail(MPI_ERR_ARG, "remain_dims is null");
-    if (newcomm == nullptr) fail(MPI_ERR_ARG, "the new communicator's handle pointer is null");
-    // Ranks that agree on the dropped coordinates share a subgrid (the color), ordered row-major
-    // by the coordinates kept (the key).
-    const std::vector<int> coords = coords_of(g, cart.rank());
-    auto sub = std::make_unique<cartesian>();
-    int color = 0, key = 0;
-    for (std::size_t i = 0; i < g.dims.size(); ++i) {
-      if (remain_dims[i]) {
-        key = key * g.dims[i] + coords[i];
-        sub->dims.push_back(g.dims[i]);
-        sub->periods.push_back(g.periods[i]);
-      } else {
-        color = color * g.dims[i] + coords[i];
-      }
-    }
-    MPI_Comm made = make_comm(rmpl::detail::split(*cart.impl, color, key), cart);
-    made->topology = std::move(sub);
-    *newcomm = made;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Cart_map(MPI_Comm c, int ndims, const int dims[], const int periods[], int* newrank) {
-  return call(c, "MPI_Cart_map", [&] {
-    const rmpl_mpi_comm& old = intracomm(c,
-                                         "MPI_Cart_map on an intercommunicator is erroneous "
-                                         "(topologies are defined on intracommunicators only)");
-    const int ranks = grid_size(ndims, dims, old.size());
-    if (ndims > 0 && periods == nullptr)
-      fail(MPI_ERR_ARG, "periods is null with ndims = {}", ndims);
-    *newrank = old.rank() < ranks ? old.rank() : MPI_UNDEFINED;
-    return MPI_SUCCESS;
-  });
-}
-
-int PMPI_Topo_test(MPI_Comm c, int* status) {
-  return call(c, "MPI_Topo_test", [&] {
-    if (status == nullptr) fail(MPI_ERR_ARG, "status is null");
-    const rmpl_mpi_comm& co = comm(c);
-    *status = co.topology              ? MPI_CART
-              : co.graph_topology      ? MPI_GRAPH
-              : co.dist_graph_topology ? MPI_DIST_GRAPH
-                                       : MPI_UNDEFINED;
-    return MPI_SUCCESS;
-  });
-}
-
-RMPL_MPI_DEFINE(Dims_create)
-RMPL_MPI_DEFINE(Cart_create)
-RMPL_MPI_DEFINE(Cartdim_get)
-RMPL_MPI_DEFINE(Cart_get)
-RMPL_MPI_DEFINE(Cart_rank)
-RMPL_MPI_DEFINE(Cart_coords)
-RMPL_MPI_DEFINE(Cart_shift)
-RMPL_MPI_DEFINE(Cart_sub)
-RMPL_MPI_DEFINE(Cart_map)
-RMPL_MPI_DEFINE(Topo_test)
+#include "mpi/bindings/topology.inc"  // the MPI_ and PMPI_ functions (generated)

@@ -65,8 +65,8 @@ static void test_reductions(void) {
 
   /* The user operator, non-commutative: reduce to every root, allreduce and scan. */
   rmpl_op product;
-  check_code(rmpl_op_create(matrix_product, sizeof(matrix), 0, &user_calls, &product),
-             RMPL_SUCCESS, "rmpl_op_create");
+  check_code(rmpl_op_create(matrix_product, sizeof(matrix), 0, &user_calls, &product), RMPL_SUCCESS,
+             "rmpl_op_create");
   matrix want = matrix_of(0);
   for (int r = 1; r < size; ++r) want = multiply(want, matrix_of(r));
   const matrix m = matrix_of(rank);
@@ -112,7 +112,8 @@ static void test_data_movement(void) {
 
   check_code(rmpl_allgather(mine, sizeof mine, all), RMPL_SUCCESS, "rmpl_allgather");
   right = 1;
-  for (size_t r = 0; r < n; ++r) right = right && all[2 * r] == (int)r * 100 && all[2 * r + 1] == (int)r * 100 + 1;
+  for (size_t r = 0; r < n; ++r)
+    right = right && all[2 * r] == (int)r * 100 && all[2 * r + 1] == (int)r * 100 + 1;
   check(right, "rmpl_allgather puts every rank's block in rank order");
 
   memset(all, 0, n * 2 * sizeof(int));
@@ -149,8 +150,9 @@ static void test_data_movement(void) {
   int* contribution = calloc((size_t)rank + 1, sizeof(int));
   for (int i = 0; i <= rank; ++i) contribution[i] = rank;
   int* gathered = calloc(total, sizeof(int));
-  check_code(rmpl_allgatherv(contribution, ((size_t)rank + 1) * sizeof(int), gathered, counts, NULL),
-             RMPL_SUCCESS, "rmpl_allgatherv");
+  check_code(
+      rmpl_allgatherv(contribution, ((size_t)rank + 1) * sizeof(int), gathered, counts, NULL),
+      RMPL_SUCCESS, "rmpl_allgatherv");
   right = 1;
   size_t at = 0;
   for (size_t r = 0; r < n; ++r) {
@@ -158,7 +160,8 @@ static void test_data_movement(void) {
   }
   check(right, "rmpl_allgatherv packs uneven blocks in rank order");
 
-  check_code(rmpl_broadcast(mine, sizeof mine, size), RMPL_ERR_RANK, "a root out of range is rejected");
+  check_code(rmpl_broadcast(mine, sizeof mine, size), RMPL_ERR_RANK,
+             "a root out of range is rejected");
   check(strstr(rmpl_last_error(), "root") != NULL, "... and the message names the root");
 
   free(all);

@@ -661,7 +661,8 @@ TEST_F(SharedAreas, ReusedAfterFreeAtDifferentSpeeds) {
     if (rank() == static_cast<int>(i % size()) && i % 7 == 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    expect_allreduce(d, i, 1 + static_cast<std::size_t>(i % 5) * 3000, "cycle " + std::to_string(i));
+    expect_allreduce(d, i, 1 + static_cast<std::size_t>(i % 5) * 3000,
+                     "cycle " + std::to_string(i));
     std::vector<std::int64_t> root_value{i};
     d.broadcast(root_value, static_cast<int>(i % d.size()));
     ASSERT_EQ(root_value[0], i) << "cycle " << i;

@@ -153,7 +153,6 @@ config parse(int argc, char** argv) {
   return c;
 }
 
-
 /// From this size on, buffers are mapped apart from the heap (mallopt in run) and freed at once.
 constexpr std::size_t large_buffer = 256 * 1024;
 
