@@ -226,6 +226,26 @@ enum {
   MPI_ERR_VALUE_TOO_LARGE,
   MPI_ERR_WIN,
   MPI_ERR_ERRHANDLER,
+  /* The tool information interface's return codes (MPI_T_*: they return these, never call an
+   * error handler) */
+  MPI_T_ERR_MEMORY,
+  MPI_T_ERR_NOT_INITIALIZED,
+  MPI_T_ERR_CANNOT_INIT,
+  MPI_T_ERR_INVALID_INDEX,
+  MPI_T_ERR_INVALID_ITEM,
+  MPI_T_ERR_INVALID_HANDLE,
+  MPI_T_ERR_OUT_OF_HANDLES,
+  MPI_T_ERR_OUT_OF_SESSIONS,
+  MPI_T_ERR_INVALID_SESSION,
+  MPI_T_ERR_CVAR_SET_NOT_NOW,
+  MPI_T_ERR_CVAR_SET_NEVER,
+  MPI_T_ERR_PVAR_NO_STARTSTOP,
+  MPI_T_ERR_PVAR_NO_WRITE,
+  MPI_T_ERR_PVAR_NO_ATOMIC,
+  MPI_T_ERR_INVALID_NAME,
+  MPI_T_ERR_INVALID,
+  MPI_T_ERR_NOT_ACCESSIBLE,
+  MPI_T_ERR_NOT_SUPPORTED,
   MPI_ERR_LASTCODE
 };
 
@@ -369,6 +389,8 @@ extern struct rmpl_mpi_op rmpl_mpi_max, rmpl_mpi_min, rmpl_mpi_sum, rmpl_mpi_pro
 /* ------------------------------------------------------------------ callbacks */
 
 typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len,
+                                 MPI_Datatype* datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm* comm, int* error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Handler_function; /* MPI-1 name */
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
@@ -410,6 +432,87 @@ int rmpl_mpi_type_null_delete_fn(MPI_Datatype, int, void*, void*);
 typedef int MPI_Grequest_query_function(void* extra_state, MPI_Status* status);
 typedef int MPI_Grequest_free_function(void* extra_state);
 typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
+
+/* ------------------------------------------------------------------ the tool information
+ * interface (MPI_T, src/mpi/tool.cpp): rmpl's settings as control variables, its queues and
+ * counters as performance variables; no events. */
+typedef struct rmpl_mpi_t_enum* MPI_T_enum;
+typedef struct rmpl_mpi_t_cvar_handle* MPI_T_cvar_handle;
+typedef struct rmpl_mpi_t_pvar_handle* MPI_T_pvar_handle;
+typedef struct rmpl_mpi_t_pvar_session* MPI_T_pvar_session;
+typedef struct rmpl_mpi_t_event_instance* MPI_T_event_instance;
+typedef struct rmpl_mpi_t_event_registration* MPI_T_event_registration;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+extern struct rmpl_mpi_t_pvar_handle rmpl_mpi_t_pvar_all_handles;
+#define MPI_T_PVAR_ALL_HANDLES (&rmpl_mpi_t_pvar_all_handles)
+enum {
+  MPI_T_VERBOSITY_USER_BASIC = 1,
+  MPI_T_VERBOSITY_USER_DETAIL,
+  MPI_T_VERBOSITY_USER_ALL,
+  MPI_T_VERBOSITY_TUNER_BASIC,
+  MPI_T_VERBOSITY_TUNER_DETAIL,
+  MPI_T_VERBOSITY_TUNER_ALL,
+  MPI_T_VERBOSITY_MPIDEV_BASIC,
+  MPI_T_VERBOSITY_MPIDEV_DETAIL,
+  MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+  MPI_T_BIND_NO_OBJECT = 1,
+  MPI_T_BIND_MPI_COMM,
+  MPI_T_BIND_MPI_DATATYPE,
+  MPI_T_BIND_MPI_ERRHANDLER,
+  MPI_T_BIND_MPI_FILE,
+  MPI_T_BIND_MPI_GROUP,
+  MPI_T_BIND_MPI_OP,
+  MPI_T_BIND_MPI_REQUEST,
+  MPI_T_BIND_MPI_WIN,
+  MPI_T_BIND_MPI_MESSAGE,
+  MPI_T_BIND_MPI_INFO,
+  MPI_T_BIND_MPI_SESSION
+};
+enum {
+  MPI_T_SCOPE_CONSTANT = 1,
+  MPI_T_SCOPE_READONLY,
+  MPI_T_SCOPE_LOCAL,
+  MPI_T_SCOPE_GROUP,
+  MPI_T_SCOPE_GROUP_EQ,
+  MPI_T_SCOPE_ALL,
+  MPI_T_SCOPE_ALL_EQ
+};
+enum {
+  MPI_T_PVAR_CLASS_STATE = 1,
+  MPI_T_PVAR_CLASS_LEVEL,
+  MPI_T_PVAR_CLASS_SIZE,
+  MPI_T_PVAR_CLASS_PERCENTAGE,
+  MPI_T_PVAR_CLASS_HIGHWATERMARK,
+  MPI_T_PVAR_CLASS_LOWWATERMARK,
+  MPI_T_PVAR_CLASS_COUNTER,
+  MPI_T_PVAR_CLASS_AGGREGATE,
+  MPI_T_PVAR_CLASS_TIMER,
+  MPI_T_PVAR_CLASS_GENERIC
+};
+typedef enum MPI_T_cb_safety {
+  MPI_T_CB_REQUIRE_NONE = 0,
+  MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+  MPI_T_CB_REQUIRE_THREAD_SAFE,
+  MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order {
+  MPI_T_SOURCE_ORDERED = 0,
+  MPI_T_SOURCE_UNORDERED
+} MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+                                     MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void* user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
+                                          MPI_T_cb_safety cb_safety, void* user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
+                                             MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety,
+                                             void* user_data);
 
 /* ------------------------------------------------------------------ functions
  * Generated from src/mpi/bindings/functions.spec, the one description of the bindings. */

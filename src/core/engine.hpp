@@ -146,6 +146,14 @@ class engine {
   void attach_buffer(std::size_t bytes) noexcept { bsend_limit_ = bytes; }
   /// Bytes of buffered sends not yet delivered (MPI_Buffer_detach waits for 0).
   std::size_t buffered_bytes() const noexcept { return bsend_used_; }
+  // What the tool interface reports (MPI_T performance variables, mpi/tool.cpp): levels and a
+  // count the engine keeps anyway, read without any cost to the paths that keep them.
+  /// Messages taken out of the rings that wait, unexpected, for their receive.
+  std::size_t unexpected_messages() const noexcept { return matcher_.in_use(); }
+  /// Receives started before their message had arrived (posted to wait for it), since the start.
+  std::uint64_t receives_posted() const noexcept { return posts_; }
+  /// Nonblocking collectives in flight.
+  std::size_t collectives_in_flight() const noexcept { return activities_.size(); }
 
   /// One pass over every incoming ring, outgoing backlog and bounce transfer; true if anything
   /// moved. Once a rank of the job has died it does nothing any more (see halted_).

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/threads.hpp"
 #include "mpi/handles.hpp"
@@ -124,6 +125,25 @@ int call_any_thread(MPI_Comm comm, const char* function, Body&& body) noexcept {
   }
 }
 
+// ---- the two bindings of a function with counts (bindings/functions.spec: "int|MPI_Count") ----
+
+/// Whether `Count`, a binding's count type, is the large-count one (MPI_X_c: MPI_Count) rather
+/// than int (MPI_X).
+template <class Count>
+inline constexpr bool large_count = sizeof(Count) > sizeof(int);
+/// The displacement type that goes with `Count`: int in MPI_X, MPI_Aint in MPI_X_c.
+template <class Count>
+using displacement_of = std::conditional_t<large_count<Count>, MPI_Aint, int>;
+/// The type of an extent, a lower bound or a byte size that goes with `Count`: MPI_Aint in
+/// MPI_X, MPI_Count in MPI_X_c.
+template <class Count>
+using extent_of = std::conditional_t<large_count<Count>, MPI_Count, MPI_Aint>;
+/// The name of the binding of `Count`: `plain` or `large` ("MPI_Send" or "MPI_Send_c").
+template <class Count>
+constexpr const char* binding_name(const char* plain, const char* large) noexcept {
+  return large_count<Count> ? large : plain;
+}
+
 /// Throws MPI_ERR_OTHER unless MPI_Init has run and MPI_Finalize has not.
 void require_initialized();
 
@@ -156,9 +176,9 @@ rmpl_mpi_op& op(MPI_Op o);
 rmpl_mpi_info& info(MPI_Info i);
 rmpl_mpi_errhandler& errhandler(MPI_Errhandler e);
 /// A count: non-negative.
-void count(int n, const char* what = "count");
+void count(MPI_Count n, const char* what = "count");
 /// A buffer that must not be null when count > 0 and the type has data.
-void buffer(const void* buf, int n, const rmpl_mpi_datatype& t, const char* what = "buffer");
+void buffer(const void* buf, MPI_Count n, const rmpl_mpi_datatype& t, const char* what = "buffer");
 /// A position in a packed buffer of `size` bytes (named `size_name`): not null, in [0, size]. For
 /// MPI_Pack's int positions and MPI_Pack_external's MPI_Aint ones.
 template <class Int>

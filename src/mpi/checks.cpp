@@ -61,11 +61,11 @@ rmpl_mpi_info& info(MPI_Info i) {
   return *i;
 }
 
-void count(int n, const char* what) {
+void count(MPI_Count n, const char* what) {
   if (n < 0) fail(MPI_ERR_COUNT, "{} {} is negative", what, n);
 }
 
-void buffer(const void* buf, int n, const rmpl_mpi_datatype& t, const char* what) {
+void buffer(const void* buf, MPI_Count n, const rmpl_mpi_datatype& t, const char* what) {
   if (buf == nullptr && n > 0 && t.size > 0 && t.true_lb == 0 && t.contiguous) {
     fail(MPI_ERR_BUFFER, "{} is null with a count of {}", what, n);
   }

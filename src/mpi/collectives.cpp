@@ -30,6 +30,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/communicator.hpp"
@@ -158,6 +159,29 @@ class joins_if_rejected {
   std::uint64_t starts_;
 };
 
+/// An array argument of integers (a v-collective's counts or displacements) as the binding gave
+/// it: ints in MPI_X, MPI_Count or MPI_Aint in MPI_X_c (call.hpp, large_count). Read as MPI_Count,
+/// so that the collectives take either without a copy or a template of their own.
+class int_array {
+ public:
+  int_array(std::nullptr_t) noexcept {}  // NOLINT: a missing array, as the program may pass
+  int_array(const int* p) noexcept : narrow_(p) {}       // NOLINT: implicit, as a pointer
+  int_array(const long* p) noexcept : wide_(p) {}        // NOLINT (MPI_Aint)
+  int_array(const long long* p) noexcept : wider_(p) {}  // NOLINT (MPI_Count)
+  bool operator==(std::nullptr_t) const noexcept {
+    return narrow_ == nullptr && wide_ == nullptr && wider_ == nullptr;
+  }
+  MPI_Count operator[](std::size_t i) const noexcept {
+    return narrow_ ? narrow_[i] : wide_ ? static_cast<MPI_Count>(wide_[i]) : wider_[i];
+  }
+  MPI_Count operator[](int i) const noexcept { return (*this)[static_cast<std::size_t>(i)]; }
+
+ private:
+  const int* narrow_ = nullptr;
+  const long* wide_ = nullptr;
+  const long long* wider_ = nullptr;
+};
+
 void check_request(MPI_Request* request) {
   if (request == nullptr) fail(MPI_ERR_REQUEST, "the address for the request is null");
 }
@@ -174,7 +198,7 @@ void not_in_place(const void* buf, const char* what) {
 }
 
 /// A typed buffer argument: the datatype (committed), the count and the buffer.
-const rmpl_mpi_datatype& typed(const void* buf, int n, MPI_Datatype t, const char* what) {
+const rmpl_mpi_datatype& typed(const void* buf, MPI_Count n, MPI_Datatype t, const char* what) {
   const rmpl_mpi_datatype& type = datatype(t);
   const std::string side = what;
   count(n, side.empty() ? "count" : (side + " count").c_str());
@@ -184,7 +208,7 @@ const rmpl_mpi_datatype& typed(const void* buf, int n, MPI_Datatype t, const cha
 
 /// A v-collective's counts and displacements for `n` ranks (or, with `owner` "neighbour", for the
 /// neighbours of a topology: the word the error texts use for a block's index).
-void check_counts(const int* counts, const int* displs, int n, const char* what,
+void check_counts(int_array counts, int_array displs, int n, const char* what,
                   const char* owner = "rank") {
   if (n > 0 && counts == nullptr) fail(MPI_ERR_ARG, "the {} counts array is null", what);
   if (n > 0 && displs == nullptr) fail(MPI_ERR_ARG, "the {} displacements array is null", what);
@@ -192,6 +216,21 @@ void check_counts(const int* counts, const int* displs, int n, const char* what,
     if (counts[r] < 0)
       fail(MPI_ERR_COUNT, "{} count {} (for {} {}) is negative", what, counts[r], owner, r);
   }
+}
+
+/// The sum of a reduce-scatter's `n` receive counts (each checked: not negative), the count of
+/// its input vector.
+MPI_Count counts_total(int_array counts, int n) {
+  MPI_Count sum = 0;
+  for (int r = 0; r < n; ++r) {
+    if (counts[r] < 0) {
+      fail(MPI_ERR_COUNT, "receive count {} (for rank {}) is negative", counts[r], r);
+    }
+    if (__builtin_add_overflow(sum, counts[r], &sum)) {
+      fail(MPI_ERR_COUNT, "the receive counts add up to more than an MPI_Count holds");
+    }
+  }
+  return sum;
 }
 
 /// The sent and received data of one rank's own block agree (MPI requires equal type
@@ -207,7 +246,7 @@ void same_size(std::size_t sent, std::size_t received, const char* where) {
 
 /// The data of `count` elements of `t` at `buf`, for sending: in place when contiguous (unless
 /// `copy`), else packed into a staging buffer.
-bytes_in send_bytes(staging& s, const void* buf, int count, const rmpl_mpi_datatype& t,
+bytes_in send_bytes(staging& s, const void* buf, MPI_Count count, const rmpl_mpi_datatype& t,
                     bool copy = false) {
   const std::size_t bytes = data_bytes(t, count);
   if (bytes == 0) return {};
@@ -219,7 +258,7 @@ bytes_in send_bytes(staging& s, const void* buf, int count, const rmpl_mpi_datat
 
 /// Room for `count` elements of `t` at `buf`, for receiving: in place when contiguous, else a
 /// staging buffer unpacked when the operation completes.
-bytes_out recv_bytes(staging& s, void* buf, int count, const rmpl_mpi_datatype& t) {
+bytes_out recv_bytes(staging& s, void* buf, MPI_Count count, const rmpl_mpi_datatype& t) {
   const std::size_t bytes = data_bytes(t, count);
   if (bytes == 0) return {};
   if (t.contiguous) return {static_cast<std::byte*>(data_start(buf, t)), bytes};
@@ -251,7 +290,7 @@ enum class direction { send, receive };
 /// operation when receiving. `load_own` >= 0 loads that rank's block of a receive region now too
 /// (MPI_IN_PLACE: the rank's own contribution already sits in the receive buffer). `owner` names
 /// a block's index in error texts ("rank", or "neighbour" for a topology's neighbours).
-region blocks_of(staging& s, const void* buf, const std::vector<int>& counts,
+region blocks_of(staging& s, const void* buf, const std::vector<MPI_Count>& counts,
                  const std::vector<MPI_Aint>& displs,
                  const std::vector<const rmpl_mpi_datatype*>& types, bool byte_displs, direction d,
                  bool copy = false, int load_own = -1, const char* owner = "rank") {
@@ -323,22 +362,31 @@ region blocks_of(staging& s, const void* buf, const std::vector<int>& counts,
 
 /// The region of `n` blocks of `count` elements of `t`, one after another (gather, scatter,
 /// allgather, alltoall): the same layout the kernel's non-v forms expect.
-region uniform_blocks(staging& s, const void* buf, int count, const rmpl_mpi_datatype& t, int n,
-                      direction d, bool copy = false, int load_own = -1) {
-  std::vector<int> counts(static_cast<std::size_t>(n), count);
+region uniform_blocks(staging& s, const void* buf, MPI_Count count, const rmpl_mpi_datatype& t,
+                      int n, direction d, bool copy = false, int load_own = -1) {
+  std::vector<MPI_Count> counts(static_cast<std::size_t>(n), count);
   std::vector<MPI_Aint> displs(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r)
-    displs[static_cast<std::size_t>(r)] = static_cast<MPI_Aint>(r) * count;
+  for (int r = 0; r < n; ++r) {
+    if (__builtin_mul_overflow(static_cast<MPI_Aint>(r), count,
+                               &displs[static_cast<std::size_t>(r)])) {
+      fail(MPI_ERR_COUNT, "the block of rank {} ({} elements a rank) is beyond any address", r,
+           count);
+    }
+  }
   std::vector<const rmpl_mpi_datatype*> types(static_cast<std::size_t>(n), &t);
   return blocks_of(s, buf, counts, displs, types, false, d, copy, load_own);
 }
 
 /// A v-form's blocks with one datatype and displacements in its extent.
-region varying_blocks(staging& s, const void* buf, const int* counts, const int* displs,
+region varying_blocks(staging& s, const void* buf, int_array counts, int_array displs,
                       const rmpl_mpi_datatype& t, int n, direction d, bool copy = false,
                       int load_own = -1) {
-  std::vector<int> c(counts, counts + n);
-  std::vector<MPI_Aint> dis(displs, displs + n);
+  std::vector<MPI_Count> c(static_cast<std::size_t>(n));
+  std::vector<MPI_Aint> dis(static_cast<std::size_t>(n));
+  for (std::size_t r = 0; r < c.size(); ++r) {
+    c[r] = counts[r];
+    dis[r] = static_cast<MPI_Aint>(displs[r]);
+  }
   std::vector<const rmpl_mpi_datatype*> types(static_cast<std::size_t>(n), &t);
   return blocks_of(s, buf, c, dis, types, false, d, copy, load_own);
 }
@@ -346,8 +394,8 @@ region varying_blocks(staging& s, const void* buf, const int* counts, const int*
 /// An intercommunicator collective's `n` blocks (one per remote rank), checked: the v-form's
 /// (counts and displacements in `type`'s extent; staged when `stage_varying`) or `count` elements
 /// of `type` each.
-region inter_blocks(staging& s, bool varying, const void* buf, int count, const int* counts,
-                    const int* displs, MPI_Datatype type, int n, direction d,
+region inter_blocks(staging& s, bool varying, const void* buf, MPI_Count count, int_array counts,
+                    int_array displs, MPI_Datatype type, int n, direction d,
                     bool stage_varying = false) {
   const char* what = d == direction::send ? "send" : "receive";
   if (!varying) return uniform_blocks(s, buf, count, typed(buf, count, type, what), n, d);
@@ -358,14 +406,14 @@ region inter_blocks(staging& s, bool varying, const void* buf, int count, const 
 // ---- reduction operands ----
 
 /// Bytes of `count` elements of `t` in the form the kernel reduces.
-std::size_t kernel_bytes(const reduction_plan& p, const rmpl_mpi_datatype& t, int count) {
+std::size_t kernel_bytes(const reduction_plan& p, const rmpl_mpi_datatype& t, MPI_Count count) {
   const std::size_t bytes = data_bytes(t, count);
   return p.packed_pair ? bytes / p.packed_pair * p.kernel.element : bytes;
 }
 
 /// The packed data of `count` elements of `t` converted to the kernel's elements, into `to`.
-void load_operand(const reduction_plan& p, const void* buf, int count, const rmpl_mpi_datatype& t,
-                  std::byte* to) {
+void load_operand(const reduction_plan& p, const void* buf, MPI_Count count,
+                  const rmpl_mpi_datatype& t, std::byte* to) {
   const std::size_t bytes = data_bytes(t, count);
   if (!p.packed_pair) {
     pack(buf, count, t, to);
@@ -378,7 +426,7 @@ void load_operand(const reduction_plan& p, const void* buf, int count, const rmp
 
 /// A reduction's input: `count` elements of `t` at `buf` in kernel form (the buffer itself when
 /// that is the same thing and `copy` is not asked for).
-bytes_in reduce_input(staging& s, const reduction_plan& p, const void* buf, int count,
+bytes_in reduce_input(staging& s, const reduction_plan& p, const void* buf, MPI_Count count,
                       const rmpl_mpi_datatype& t, bool copy = false) {
   const std::size_t bytes = kernel_bytes(p, t, count);
   if (bytes == 0) return {};
@@ -392,7 +440,7 @@ bytes_in reduce_input(staging& s, const reduction_plan& p, const void* buf, int 
 
 /// A reduction's result: room for `count` elements of `t` at `buf` in kernel form, written back
 /// when the operation completes; with `load`, holding the buffer's data as input too (in place).
-bytes_out reduce_output(staging& s, const reduction_plan& p, void* buf, int count,
+bytes_out reduce_output(staging& s, const reduction_plan& p, void* buf, MPI_Count count,
                         const rmpl_mpi_datatype& t, bool load) {
   const std::size_t bytes = kernel_bytes(p, t, count);
   if (bytes == 0) return {};
@@ -414,8 +462,8 @@ bytes_out reduce_output(staging& s, const reduction_plan& p, void* buf, int coun
 }
 
 /// The checks every reduction shares; returns the plan.
-reduction_plan reduction_args(const void* sendbuf, const void* recvbuf, int n, MPI_Datatype type,
-                              MPI_Op o) {
+reduction_plan reduction_args(const void* sendbuf, const void* recvbuf, MPI_Count n,
+                              MPI_Datatype type, MPI_Op o) {
   const rmpl_mpi_datatype& t = datatype(type);
   count(n, "count");
   if (sendbuf != MPI_IN_PLACE) buffer(sendbuf, n, t, "send buffer");
@@ -447,8 +495,8 @@ int local_size(const rmpl_mpi_comm& c) {
   return c.local_group->kernel.size;
 }
 
-void inter_bcast(const rmpl_mpi_comm& co, MPI_Comm c, void* buf, int n, MPI_Datatype type, int root,
-                 MPI_Request* request) {
+void inter_bcast(const rmpl_mpi_comm& co, MPI_Comm c, void* buf, MPI_Count n, MPI_Datatype type,
+                 int root, MPI_Request* request) {
   check_inter_root(co, root);
   staging_handle s(request);
   bytes_out data;
@@ -462,8 +510,8 @@ void inter_bcast(const rmpl_mpi_comm& co, MPI_Comm c, void* buf, int n, MPI_Data
   finish(c, inter::ibroadcast(co, data, root), s, request);
 }
 
-void inter_reduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf, int n,
-                  MPI_Datatype type, MPI_Op o, int root, MPI_Request* request) {
+void inter_reduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf,
+                  MPI_Count n, MPI_Datatype type, MPI_Op o, int root, MPI_Request* request) {
   check_inter_root(co, root);
   staging_handle s(request);
   bytes_in in;
@@ -482,8 +530,8 @@ void inter_reduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void
   finish(c, inter::ireduce(co, in, out, p.kernel, root), s, request);
 }
 
-void inter_allreduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf, int n,
-                     MPI_Datatype type, MPI_Op o, MPI_Request* request) {
+void inter_allreduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf,
+                     MPI_Count n, MPI_Datatype type, MPI_Op o, MPI_Request* request) {
   not_in_place_inter(sendbuf, "send buffer");
   not_in_place_inter(recvbuf, "receive buffer");
   reduction_plan p = reduction_args(sendbuf, recvbuf, n, type, o);
@@ -497,31 +545,22 @@ void inter_allreduce(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, v
 /// Reduce-scatter (recvcounts of the local group's ranks, `block` >= 0 for the block form): the
 /// remote group's vectors reduced, scattered over this group.
 void inter_reduce_scatter(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendbuf, void* recvbuf,
-                          const int* recvcounts, int block, MPI_Datatype type, MPI_Op o,
+                          int_array recvcounts, MPI_Count block, MPI_Datatype type, MPI_Op o,
                           MPI_Request* request) {
   not_in_place_inter(sendbuf, "send buffer");
   not_in_place_inter(recvbuf, "receive buffer");
   const rmpl_mpi_datatype& t = datatype(type);
   const int size = local_size(co);
-  std::vector<int> shares(static_cast<std::size_t>(size), block);
+  std::vector<MPI_Count> shares(static_cast<std::size_t>(size), block);
   if (block < 0) {
     if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
-    shares.assign(recvcounts, recvcounts + size);
+    for (std::size_t r = 0; r < shares.size(); ++r) shares[r] = recvcounts[r];
   } else {
     count(block, "receive count");
   }
-  long long sum = 0;
-  for (int r = 0; r < size; ++r) {
-    if (shares[static_cast<std::size_t>(r)] < 0) {
-      fail(MPI_ERR_COUNT, "receive count {} (for rank {}) is negative",
-           shares[static_cast<std::size_t>(r)], r);
-    }
-    sum += shares[static_cast<std::size_t>(r)];
-  }
-  if (sum > INT_MAX) fail(MPI_ERR_COUNT, "the receive counts add up to {}, more than an int", sum);
-  const int total = static_cast<int>(sum);
+  const MPI_Count total = counts_total(shares.data(), size);
   reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
-  const int mine = shares[static_cast<std::size_t>(co.rank())];
+  const MPI_Count mine = shares[static_cast<std::size_t>(co.rank())];
   buffer(recvbuf, mine, t, "receive buffer");
   std::vector<std::size_t> bytes(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
@@ -536,8 +575,9 @@ void inter_reduce_scatter(const rmpl_mpi_comm& co, MPI_Comm c, const void* sendb
 /// Gather (`varying` false: `rcount` each) and gatherv (`rcounts`, `displs`) to a root of the
 /// other group. `varying` says which, since the counts are significant at the root only.
 void inter_gather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void* sendbuf,
-                  int scount, MPI_Datatype stype, void* recvbuf, int rcount, const int* rcounts,
-                  const int* displs, MPI_Datatype rtype, int root, MPI_Request* request) {
+                  MPI_Count scount, MPI_Datatype stype, void* recvbuf, MPI_Count rcount,
+                  int_array rcounts, int_array displs, MPI_Datatype rtype, int root,
+                  MPI_Request* request) {
   check_inter_root(co, root);
   staging_handle s(request);
   bytes_in in;
@@ -558,8 +598,9 @@ void inter_gather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void*
 
 /// Scatter and scatterv from a root of the other group, as inter_gather.
 void inter_scatter(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void* sendbuf,
-                   int scount, const int* scounts, const int* displs, MPI_Datatype stype,
-                   void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Request* request) {
+                   MPI_Count scount, int_array scounts, int_array displs, MPI_Datatype stype,
+                   void* recvbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                   MPI_Request* request) {
   check_inter_root(co, root);
   staging_handle s(request);
   region in;
@@ -580,8 +621,9 @@ void inter_scatter(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void
 
 /// Allgather and allgatherv: every block comes from the remote group.
 void inter_allgather(const rmpl_mpi_comm& co, MPI_Comm c, bool varying, const void* sendbuf,
-                     int scount, MPI_Datatype stype, void* recvbuf, int rcount, const int* rcounts,
-                     const int* displs, MPI_Datatype rtype, MPI_Request* request) {
+                     MPI_Count scount, MPI_Datatype stype, void* recvbuf, MPI_Count rcount,
+                     int_array rcounts, int_array displs, MPI_Datatype rtype,
+                     MPI_Request* request) {
   not_in_place_inter(sendbuf, "send buffer");
   not_in_place_inter(recvbuf, "receive buffer");
   const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
@@ -614,7 +656,7 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
   finish(c, co.inter ? inter::ibarrier(co) : detail::ibarrier(*co.impl, how(request)), s, request);
 }
 
-[[gnu::noinline]] void bcast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c,
+[[gnu::noinline]] void bcast(void* buf, MPI_Count n, MPI_Datatype type, int root, MPI_Comm c,
                              MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
@@ -637,7 +679,7 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
   finish(c, detail::ibroadcast(*co.impl, data, root, how(request)), s, request);
 }
 
-[[gnu::noinline]] void reduce(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type,
+[[gnu::noinline]] void reduce(const void* sendbuf, void* recvbuf, MPI_Count n, MPI_Datatype type,
                               MPI_Op o, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) return inter_reduce(co, c, sendbuf, recvbuf, n, type, o, root, request);
@@ -669,7 +711,7 @@ void inter_alltoall(MPI_Comm c, const rmpl_mpi_comm& co, const region& in, const
 
 enum class all_kind { allreduce, scan, exscan };
 
-[[gnu::noinline]] void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, int n,
+[[gnu::noinline]] void all_reduction(all_kind kind, const void* sendbuf, void* recvbuf, MPI_Count n,
                                      MPI_Datatype type, MPI_Op o, MPI_Comm c,
                                      MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
@@ -718,8 +760,8 @@ enum class all_kind { allreduce, scan, exscan };
   finish(c, id, s, request);
 }
 
-void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o,
-                          MPI_Comm c, MPI_Request* request) {
+void reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count n, MPI_Datatype type,
+                          MPI_Op o, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     return inter_reduce_scatter(co, c, sendbuf, recvbuf, nullptr, n, type, o, request);
@@ -727,9 +769,9 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
   const joins_if_rejected joined(co, coll::collective::reduce_scatter_block);
   const rmpl_mpi_datatype& t = datatype(type);
   count(n, "receive count");
-  int total = 0;
-  if (__builtin_mul_overflow(n, co.size(), &total)) {
-    fail(MPI_ERR_COUNT, "receive count {} times {} ranks overflows an int", n, co.size());
+  MPI_Count total = 0;
+  if (__builtin_mul_overflow(n, static_cast<MPI_Count>(co.size()), &total)) {
+    fail(MPI_ERR_COUNT, "receive count {} times {} ranks overflows an MPI_Count", n, co.size());
   }
   reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
   not_in_place(recvbuf, "receive buffer");
@@ -743,7 +785,7 @@ void reduce_scatter_block(const void* sendbuf, void* recvbuf, int n, MPI_Datatyp
   finish(c, detail::ireduce_scatter_block(*co.impl, in, out, p.kernel, how(request)), s, request);
 }
 
-void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype type,
+void reduce_scatter(const void* sendbuf, void* recvbuf, int_array recvcounts, MPI_Datatype type,
                     MPI_Op o, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
@@ -753,18 +795,10 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
   const rmpl_mpi_datatype& t = datatype(type);
   const int size = co.size();
   if (recvcounts == nullptr) fail(MPI_ERR_ARG, "the receive counts array is null");
-  long long sum = 0;
-  for (int r = 0; r < size; ++r) {
-    if (recvcounts[r] < 0) {
-      fail(MPI_ERR_COUNT, "receive count {} (for rank {}) is negative", recvcounts[r], r);
-    }
-    sum += recvcounts[r];
-  }
-  if (sum > INT_MAX) fail(MPI_ERR_COUNT, "the receive counts add up to {}, more than an int", sum);
-  const int total = static_cast<int>(sum);
+  const MPI_Count total = counts_total(recvcounts, size);
   reduction_plan p = reduction_args(sendbuf, recvbuf, total, type, o);
   not_in_place(recvbuf, "receive buffer");
-  const int mine = recvcounts[co.rank()];
+  const MPI_Count mine = recvcounts[co.rank()];
   buffer(recvbuf, sendbuf == MPI_IN_PLACE ? total : mine, t, "receive buffer");
   std::vector<std::size_t> bytes(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
@@ -777,8 +811,8 @@ void reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, M
   finish(c, detail::ireduce_scatter(*co.impl, in, out, bytes, p.kernel, how(request)), s, request);
 }
 
-void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
-            MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
+void gather(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+            MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     return inter_gather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
@@ -806,8 +840,9 @@ void gather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, 
   finish(c, detail::igather(*co.impl, in, out.data, root, how(request)), s, request);
 }
 
-void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, const int* rcounts,
-             const int* displs, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
+void gatherv(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+             int_array rcounts, int_array displs, MPI_Datatype rtype, int root, MPI_Comm c,
+             MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     return inter_gather(co, c, true, sendbuf, scount, stype, recvbuf, 0, rcounts, displs, rtype,
@@ -837,8 +872,8 @@ void gatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
          request);
 }
 
-void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf, int rcount,
-             MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
+void scatter(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+             MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     return inter_scatter(co, c, false, sendbuf, scount, nullptr, nullptr, stype, recvbuf, rcount,
@@ -868,8 +903,8 @@ void scatter(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
   finish(c, detail::iscatter(*co.impl, in.data, out, root, how(request)), s, request);
 }
 
-void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Datatype stype,
-              void* recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm c,
+void scatterv(const void* sendbuf, int_array scounts, int_array displs, MPI_Datatype stype,
+              void* recvbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm c,
               MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
@@ -904,8 +939,9 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
          request);
 }
 
-[[gnu::noinline]] void allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
-                                 int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void allgather(const void* sendbuf, MPI_Count scount, MPI_Datatype stype,
+                                 void* recvbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm c,
+                                 MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
     return inter_allgather(co, c, false, sendbuf, scount, stype, recvbuf, rcount, nullptr, nullptr,
@@ -924,8 +960,8 @@ void scatterv(const void* sendbuf, const int* scounts, const int* displs, MPI_Da
   finish(c, detail::iallgather(*co.impl, in, out.data, how(request)), s, request);
 }
 
-void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
-                const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm c,
+void allgatherv(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+                int_array rcounts, int_array displs, MPI_Datatype rtype, MPI_Comm c,
                 MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) {
@@ -949,8 +985,9 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
          request);
 }
 
-[[gnu::noinline]] void alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
-                                int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+[[gnu::noinline]] void alltoall(const void* sendbuf, MPI_Count scount, MPI_Datatype stype,
+                                void* recvbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm c,
+                                MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
   std::optional<joins_if_rejected> joined;
@@ -971,9 +1008,9 @@ void allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvb
   finish(c, detail::ialltoall(*co.impl, in.data, out.data, how(request)), s, request);
 }
 
-void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
-               void* recvbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype,
-               MPI_Comm c, MPI_Request* request) {
+void alltoallv(const void* sendbuf, int_array scounts, int_array sdispls, MPI_Datatype stype,
+               void* recvbuf, int_array rcounts, int_array rdispls, MPI_Datatype rtype, MPI_Comm c,
+               MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
   // (alltoallw runs the kernel's alltoallv)
@@ -1004,8 +1041,8 @@ void alltoallv(const void* sendbuf, const int* scounts, const int* sdispls, MPI_
          s, request);
 }
 
-void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
-               const MPI_Datatype* stypes, void* recvbuf, const int* rcounts, const int* rdispls,
+void alltoallw(const void* sendbuf, int_array scounts, int_array sdispls,
+               const MPI_Datatype* stypes, void* recvbuf, int_array rcounts, int_array rdispls,
                const MPI_Datatype* rtypes, MPI_Comm c, MPI_Request* request) {
   const rmpl_mpi_comm& co = collective_comm(c);
   if (co.inter) not_in_place_inter(sendbuf, "send buffer");
@@ -1030,14 +1067,22 @@ void alltoallw(const void* sendbuf, const int* scounts, const int* sdispls,
     }
   }
   staging_handle s(request);
-  const std::vector<int> rc(rcounts, rcounts + size);
-  const std::vector<MPI_Aint> rd(rdispls, rdispls + size);
+  std::vector<MPI_Count> rc(n);
+  std::vector<MPI_Aint> rd(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    rc[r] = rcounts[r];
+    rd[r] = static_cast<MPI_Aint>(rdispls[r]);
+  }
   region in;
   if (in_place) {
     in = blocks_of(*s, recvbuf, rc, rd, rt, true, direction::send, true);
   } else {
-    const std::vector<int> sc(scounts, scounts + size);
-    const std::vector<MPI_Aint> sd(sdispls, sdispls + size);
+    std::vector<MPI_Count> sc(n);
+    std::vector<MPI_Aint> sd(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      sc[r] = scounts[r];
+      sd[r] = static_cast<MPI_Aint>(sdispls[r]);
+    }
     in = blocks_of(*s, sendbuf, sc, sd, st, true, direction::send);
   }
   region out = blocks_of(*s, recvbuf, rc, rd, rt, true, direction::receive);
@@ -1061,7 +1106,7 @@ static_assert(MPI_PROC_NULL == rmpl::proc_null, "the kernel skips MPI_PROC_NULL 
 /// What a neighbourhood collective's buffers are, once turned into per-neighbour counts,
 /// displacements and types; `byte_displs` as for blocks_of.
 struct neighbor_side {
-  std::vector<int> counts;
+  std::vector<MPI_Count> counts;
   std::vector<MPI_Aint> displs;
   std::vector<const rmpl_mpi_datatype*> types;
   bool byte_displs = false;
@@ -1075,31 +1120,41 @@ const rmpl_mpi_comm& neighbor_comm(MPI_Comm c, neighborhood& n) {
 }
 
 /// `count` elements of `t` for each of `n` neighbours, one block after another.
-neighbor_side uniform_side(int count, const rmpl_mpi_datatype& t, std::size_t n) {
-  neighbor_side side{std::vector<int>(n, count), std::vector<MPI_Aint>(n),
+neighbor_side uniform_side(MPI_Count count, const rmpl_mpi_datatype& t, std::size_t n) {
+  neighbor_side side{std::vector<MPI_Count>(n, count), std::vector<MPI_Aint>(n),
                      std::vector<const rmpl_mpi_datatype*>(n, &t), false};
-  for (std::size_t i = 0; i < n; ++i) side.displs[i] = static_cast<MPI_Aint>(i) * count;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (__builtin_mul_overflow(static_cast<MPI_Aint>(i), count, &side.displs[i])) {
+      fail(MPI_ERR_COUNT, "the block of neighbour {} ({} elements each) is beyond any address", i,
+           count);
+    }
+  }
   return side;
 }
 
 /// The v-form's counts and displacements (in `t`'s extent) for `n` neighbours, checked.
-neighbor_side varying_side(const int* counts, const int* displs, const rmpl_mpi_datatype& t,
+neighbor_side varying_side(int_array counts, int_array displs, const rmpl_mpi_datatype& t,
                            std::size_t n, const char* what) {
   check_counts(counts, displs, static_cast<int>(n), what, "neighbour");
-  return {std::vector<int>(counts, counts + n), std::vector<MPI_Aint>(displs, displs + n),
-          std::vector<const rmpl_mpi_datatype*>(n, &t), false};
+  neighbor_side side{std::vector<MPI_Count>(n), std::vector<MPI_Aint>(n),
+                     std::vector<const rmpl_mpi_datatype*>(n, &t), false};
+  for (std::size_t i = 0; i < n; ++i) {
+    side.counts[i] = counts[i];
+    side.displs[i] = static_cast<MPI_Aint>(displs[i]);
+  }
+  return side;
 }
 
 /// The w-form's counts, byte displacements and types for `n` neighbours, checked.
-neighbor_side typed_side(const int* counts, const MPI_Aint* displs, const MPI_Datatype* types,
+neighbor_side typed_side(int_array counts, const MPI_Aint* displs, const MPI_Datatype* types,
                          std::size_t n, const char* what) {
   if (n > 0 && counts == nullptr) fail(MPI_ERR_ARG, "the {} counts array is null", what);
   if (n > 0 && displs == nullptr) fail(MPI_ERR_ARG, "the {} displacements array is null", what);
   if (n > 0 && types == nullptr) fail(MPI_ERR_ARG, "the {} datatypes array is null", what);
-  neighbor_side side{std::vector<int>(counts, counts + n),
-                     std::vector<MPI_Aint>(displs, displs + n),
+  neighbor_side side{std::vector<MPI_Count>(n), std::vector<MPI_Aint>(displs, displs + n),
                      std::vector<const rmpl_mpi_datatype*>(n), true};
   for (std::size_t i = 0; i < n; ++i) {
+    side.counts[i] = counts[i];
     if (counts[i] < 0) {
       fail(MPI_ERR_COUNT, "{} count {} (for neighbour {}) is negative", what, counts[i], i);
     }
@@ -1151,8 +1206,8 @@ void neighbor_exchange(MPI_Comm c, const rmpl_mpi_comm& co, const neighborhood& 
          s, request);
 }
 
-void neighbor_allgather(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
-                        int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+void neighbor_allgather(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+                        MPI_Count rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   neighborhood n;
   const rmpl_mpi_comm& co = neighbor_comm(c, n);
   const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
@@ -1161,8 +1216,8 @@ void neighbor_allgather(const void* sendbuf, int scount, MPI_Datatype stype, voi
                     uniform_side(rcount, rt, n.sources.size()), true, request);
 }
 
-void neighbor_allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
-                         const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm c,
+void neighbor_allgatherv(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+                         int_array rcounts, int_array displs, MPI_Datatype rtype, MPI_Comm c,
                          MPI_Request* request) {
   neighborhood n;
   const rmpl_mpi_comm& co = neighbor_comm(c, n);
@@ -1172,8 +1227,8 @@ void neighbor_allgatherv(const void* sendbuf, int scount, MPI_Datatype stype, vo
                     varying_side(rcounts, displs, rt, n.sources.size(), "receive"), true, request);
 }
 
-void neighbor_alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
-                       int rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
+void neighbor_alltoall(const void* sendbuf, MPI_Count scount, MPI_Datatype stype, void* recvbuf,
+                       MPI_Count rcount, MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   neighborhood n;
   const rmpl_mpi_comm& co = neighbor_comm(c, n);
   const rmpl_mpi_datatype& st = typed(sendbuf, scount, stype, "send");
@@ -1182,8 +1237,8 @@ void neighbor_alltoall(const void* sendbuf, int scount, MPI_Datatype stype, void
                     uniform_side(rcount, rt, n.sources.size()), false, request);
 }
 
-void neighbor_alltoallv(const void* sendbuf, const int* scounts, const int* sdispls,
-                        MPI_Datatype stype, void* recvbuf, const int* rcounts, const int* rdispls,
+void neighbor_alltoallv(const void* sendbuf, int_array scounts, int_array sdispls,
+                        MPI_Datatype stype, void* recvbuf, int_array rcounts, int_array rdispls,
                         MPI_Datatype rtype, MPI_Comm c, MPI_Request* request) {
   neighborhood n;
   const rmpl_mpi_comm& co = neighbor_comm(c, n);
@@ -1194,8 +1249,8 @@ void neighbor_alltoallv(const void* sendbuf, const int* scounts, const int* sdis
       varying_side(rcounts, rdispls, rt, n.sources.size(), "receive"), false, request);
 }
 
-void neighbor_alltoallw(const void* sendbuf, const int* scounts, const MPI_Aint* sdispls,
-                        const MPI_Datatype* stypes, void* recvbuf, const int* rcounts,
+void neighbor_alltoallw(const void* sendbuf, int_array scounts, const MPI_Aint* sdispls,
+                        const MPI_Datatype* stypes, void* recvbuf, int_array rcounts,
                         const MPI_Aint* rdispls, const MPI_Datatype* rtypes, MPI_Comm c,
                         MPI_Request* request) {
   neighborhood n;
@@ -1227,17 +1282,24 @@ inline bool plain_type(MPI_Datatype type) noexcept {
 
 /// The test of "plain enough" each fast path makes of a buffer of a plain type: `n` elements at
 /// `buf` (not MPI_IN_PLACE, and null only with no elements). Then `data` is set to those bytes.
-inline bool plain_bytes(const void* buf, int n, const rmpl_mpi_datatype& type,
+/// A larger count than an int's (MPI_X_c) takes the general path, whose data_bytes() checks the
+/// product.
+template <class Count>
+inline bool plain_bytes(const void* buf, Count n, const rmpl_mpi_datatype& type,
                         bytes_out& data) noexcept {
+  if constexpr (large_count<Count>) {
+    if (n > INT32_MAX) return false;
+  }
   if (buf == MPI_IN_PLACE || n < 0 || (buf == nullptr && n != 0)) return false;
-  // `plain` bounds the size: the product cannot overflow.
+  // `plain` bounds the size: with n < 2^31 the product cannot overflow.
   data = {static_cast<std::byte*>(const_cast<void*>(data_start(buf, type))),
           static_cast<std::size_t>(n) * static_cast<std::size_t>(type.size)};
   return true;
 }
 
 /// plain_bytes() of a buffer whose type is yet to be tested.
-inline bool plain_data(const void* buf, int n, MPI_Datatype type, bytes_out& data) noexcept {
+template <class Count>
+inline bool plain_data(const void* buf, Count n, MPI_Datatype type, bytes_out& data) noexcept {
   return plain_type(type) && plain_bytes(buf, n, *type, data);
 }
 
@@ -1260,7 +1322,8 @@ bool barrier_fast(MPI_Comm c) {
   return true;
 }
 
-bool bcast_fast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c) {
+template <class Count>
+bool bcast_fast(void* buf, Count n, MPI_Datatype type, int root, MPI_Comm c) {
   const detail::comm_impl* k = fast_intra(c);
   bytes_out data;
   if (k == nullptr || !rank_of(*k, root) || !plain_data(buf, n, type, data)) return false;
@@ -1268,7 +1331,8 @@ bool bcast_fast(void* buf, int n, MPI_Datatype type, int root, MPI_Comm c) {
   return true;
 }
 
-bool reduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o, int root,
+template <class Count>
+bool reduce_fast(const void* sendbuf, void* recvbuf, Count n, MPI_Datatype type, MPI_Op o, int root,
                  MPI_Comm c) {
   const detail::comm_impl* k = fast_intra(c);
   if (k == nullptr || !rank_of(*k, root) || !plain_type(type)) return false;
@@ -1290,7 +1354,8 @@ bool reduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, M
   return true;
 }
 
-bool allreduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type, MPI_Op o,
+template <class Count>
+bool allreduce_fast(const void* sendbuf, void* recvbuf, Count n, MPI_Datatype type, MPI_Op o,
                     MPI_Comm c) {
   const detail::comm_impl* k = fast_intra(c);
   bytes_out in;
@@ -1309,8 +1374,9 @@ bool allreduce_fast(const void* sendbuf, void* recvbuf, int n, MPI_Datatype type
 
 /// MPI_Allgather (`all_to_all` false) and MPI_Alltoall (true), not in place: both buffers plain,
 /// and one rank's blocks the same size (the general path reports a mismatch).
-bool exchange_fast(bool all_to_all, const void* sendbuf, int scount, MPI_Datatype stype,
-                   void* recvbuf, int rcount, MPI_Datatype rtype, MPI_Comm c) {
+template <class Count>
+bool exchange_fast(bool all_to_all, const void* sendbuf, Count scount, MPI_Datatype stype,
+                   void* recvbuf, Count rcount, MPI_Datatype rtype, MPI_Comm c) {
   const detail::comm_impl* k = fast_intra(c);
   bytes_out sent;
   bytes_out block;
@@ -1329,6 +1395,17 @@ bool exchange_fast(bool all_to_all, const void* sendbuf, int scount, MPI_Datatyp
   }
   return true;
 }
+
+/// The general path of a blocking collective whose fast path declined: `general(args...)`, out of
+/// line and on the binding's own arguments. Widening an int count to MPI_Count inside the fast
+/// path's frame cost MPI_Reduce, MPI_Allgather and MPI_Alltoall 5 to 7 instructions a call
+/// (callgrind, bench/mpi/coll_calls.c), though the fast path never makes the call.
+template <auto general, class... Args>
+[[gnu::noinline]] void in_full(Args... args) {
+  general(args...);
+}
+/// The request argument of a blocking call of the general path.
+constexpr MPI_Request* no_request = nullptr;
 
 // ---------------------------------------------------------------- persistent collectives
 
@@ -1362,6 +1439,35 @@ MPI_Request collective_init(MPI_Comm c, MPI_Info info, Start start) {
   });
 }
 
+/// An argument of a persistent collective as MPI_Start passes it on: a datatype kept (kept_type),
+/// anything else as it was given (buffers and arrays must stay: MPI-4.1 6.13).
+template <class T>
+T keep(T value) {
+  return value;
+}
+inline kept_type keep(MPI_Datatype t) {
+  return kept_type(t);
+}
+template <class T>
+T given(T value) {
+  return value;
+}
+inline MPI_Datatype given(const kept_type& t) {
+  return t.get();
+}
+
+/// MPI_X_init: a persistent request whose every MPI_Start runs `start(args..., &started)`, the
+/// general path of MPI_IX, on the arguments given here (their datatypes kept).
+template <auto start, class... Args>
+int start_later(MPI_Comm c, MPI_Info info, MPI_Request* request, Args... args) {
+  std::tuple kept{keep(args)...};
+  check_request(request);
+  *request = collective_init(c, info, [kept](MPI_Request* started) {
+    std::apply([started](const auto&... k) { start(given(k)..., started); }, kept);
+  });
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 }  // namespace rmpl::mpi
 
@@ -1380,48 +1486,56 @@ int Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+template <class Count>
+int Bcast(void* buffer, Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (!bcast_fast(buffer, count, datatype, root, comm)) {
-    bcast(buffer, count, datatype, root, comm, nullptr);
+    in_full<bcast>(buffer, count, datatype, root, comm, no_request);
   }
   return MPI_SUCCESS;
 }
-int Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+template <class Count>
+int Ibcast(void* buffer, Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
            MPI_Request* request) {
   check_request(request);
   bcast(buffer, count, datatype, root, comm, request);
   return MPI_SUCCESS;
 }
 
-int Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Reduce(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
            int root, MPI_Comm comm) {
   if (!reduce_fast(sendbuf, recvbuf, count, datatype, op, root, comm)) {
-    reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+    in_full<reduce>(sendbuf, recvbuf, count, datatype, op, root, comm, no_request);
   }
   return MPI_SUCCESS;
 }
-int Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Ireduce(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
             int root, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   return MPI_SUCCESS;
 }
 
-int Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Allreduce(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm) {
   if (!allreduce_fast(sendbuf, recvbuf, count, datatype, op, comm)) {
-    all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+    in_full<all_reduction>(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm,
+                           no_request);
   }
   return MPI_SUCCESS;
 }
-int Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Iallreduce(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   all_reduction(all_kind::allreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
   return MPI_SUCCESS;
 }
 
-int Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+template <class Count>
+int Reduce_local(const void* inbuf, void* inoutbuf, Count count, MPI_Datatype datatype, MPI_Op op) {
   not_in_place(inbuf, "input buffer");
   not_in_place(inoutbuf, "input/output buffer");
   reduction_plan p = reduction_args(inbuf, inoutbuf, count, datatype, op);
@@ -1436,157 +1550,186 @@ int Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype data
   return MPI_SUCCESS;
 }
 
-int Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Scan(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
          MPI_Comm comm) {
   all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Iscan(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
           MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   all_reduction(all_kind::scan, sendbuf, recvbuf, count, datatype, op, comm, request);
   return MPI_SUCCESS;
 }
 
-int Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Exscan(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
            MPI_Comm comm) {
   all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Iexscan(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
             MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   all_reduction(all_kind::exscan, sendbuf, recvbuf, count, datatype, op, comm, request);
   return MPI_SUCCESS;
 }
 
-int Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+template <class Count>
+int Reduce_scatter(const void* sendbuf, void* recvbuf, const Count recvcounts[],
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+template <class Count>
+int Ireduce_scatter(const void* sendbuf, void* recvbuf, const Count recvcounts[],
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
   return MPI_SUCCESS;
 }
 
-int Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+template <class Count>
+int Reduce_scatter_block(const void* sendbuf, void* recvbuf, Count recvcount, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
   reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Ireduce_scatter_block(const void* sendbuf, void* recvbuf, Count recvcount,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
   return MPI_SUCCESS;
 }
 
-int Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-           MPI_Datatype recvtype, int root, MPI_Comm comm) {
+template <class Count>
+int Gather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+           Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Igather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+            Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   return MPI_SUCCESS;
 }
 
-int Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-            MPI_Comm comm) {
+template <class Count>
+int Gatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const Count recvcounts[], const displacement_of<Count> displs[], MPI_Datatype recvtype,
+            int root, MPI_Comm comm) {
   gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-             MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Igatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const Count recvcounts[], const displacement_of<Count> displs[], MPI_Datatype recvtype,
+             int root, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
   return MPI_SUCCESS;
 }
 
-int Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-            MPI_Datatype recvtype, int root, MPI_Comm comm) {
+template <class Count>
+int Scatter(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+            Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Iscatter(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request* request) {
   check_request(request);
   scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   return MPI_SUCCESS;
 }
 
-int Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+template <class Count>
+int Scatterv(const void* sendbuf, const Count sendcounts[], const displacement_of<Count> displs[],
+             MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm comm) {
   scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
            nullptr);
   return MPI_SUCCESS;
 }
-int Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-              MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Iscatterv(const void* sendbuf, const Count sendcounts[], const displacement_of<Count> displs[],
+              MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
            request);
   return MPI_SUCCESS;
 }
 
-int Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Allgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (!exchange_fast(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
-    allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    in_full<allgather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       no_request);
   }
   return MPI_SUCCESS;
 }
-int Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Iallgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   return MPI_SUCCESS;
 }
 
-int Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Allgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const Count recvcounts[], const displacement_of<Count> displs[],
+               MPI_Datatype recvtype, MPI_Comm comm) {
   allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                MPI_Request* request) {
+template <class Count>
+int Iallgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const Count recvcounts[], const displacement_of<Count> displs[],
+                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   return MPI_SUCCESS;
 }
 
-int Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Alltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (!exchange_fast(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)) {
-    alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+    in_full<alltoall>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, no_request);
   }
   return MPI_SUCCESS;
 }
-int Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Ialltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   return MPI_SUCCESS;
 }
 
-int Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-              MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Alltoallv(const void* sendbuf, const Count sendcounts[], const displacement_of<Count> sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+              const displacement_of<Count> rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
             nullptr);
   return MPI_SUCCESS;
 }
-int Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+template <class Count>
+int Ialltoallv(const void* sendbuf, const Count sendcounts[],
+               const displacement_of<Count> sdispls[], MPI_Datatype sendtype, void* recvbuf,
+               const Count recvcounts[], const displacement_of<Count> rdispls[],
                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
@@ -1594,17 +1737,20 @@ int Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
   return MPI_SUCCESS;
 }
 
-int Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+template <class Count>
+int Alltoallw(const void* sendbuf, const Count sendcounts[], const displacement_of<Count> sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
+              const displacement_of<Count> rdispls[], const MPI_Datatype recvtypes[],
+              MPI_Comm comm) {
   alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
             nullptr);
   return MPI_SUCCESS;
 }
-int Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-               MPI_Request* request) {
+template <class Count>
+int Ialltoallw(const void* sendbuf, const Count sendcounts[],
+               const displacement_of<Count> sdispls[], const MPI_Datatype sendtypes[],
+               void* recvbuf, const Count recvcounts[], const displacement_of<Count> rdispls[],
+               const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
             request);
@@ -1612,68 +1758,82 @@ int Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
 }
 
 // Neighbourhood collectives
-int Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Neighbor_allgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Ineighbor_allgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request* request) {
   check_request(request);
   neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   return MPI_SUCCESS;
 }
-int Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                        MPI_Comm comm) {
+template <class Count>
+int Neighbor_allgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const Count recvcounts[], const displacement_of<Count> displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm) {
   neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                       nullptr);
   return MPI_SUCCESS;
 }
-int Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Ineighbor_allgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const Count recvcounts[], const displacement_of<Count> displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                       request);
   return MPI_SUCCESS;
 }
-int Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Neighbor_alltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+int Ineighbor_alltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request* request) {
   check_request(request);
   neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   return MPI_SUCCESS;
 }
-int Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+int Neighbor_alltoallv(const void* sendbuf, const Count sendcounts[],
+                       const displacement_of<Count> sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                       const Count recvcounts[], const displacement_of<Count> rdispls[],
+                       MPI_Datatype recvtype, MPI_Comm comm) {
   neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                      comm, nullptr);
   return MPI_SUCCESS;
 }
-int Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request) {
+template <class Count>
+int Ineighbor_alltoallv(const void* sendbuf, const Count sendcounts[],
+                        const displacement_of<Count> sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const Count recvcounts[],
+                        const displacement_of<Count> rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Request* request) {
   check_request(request);
   neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                      comm, request);
   return MPI_SUCCESS;
 }
-int Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+template <class Count>
+int Neighbor_alltoallw(const void* sendbuf, const Count sendcounts[], const MPI_Aint sdispls[],
+                       const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                      recvtypes, comm, nullptr);
   return MPI_SUCCESS;
 }
-int Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+template <class Count>
+int Ineighbor_alltoallw(const void* sendbuf, const Count sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Request* request) {
   check_request(request);
@@ -1685,302 +1845,178 @@ int Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_A
 // ---------------------------------------------------------------- persistent collectives
 
 int Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  check_request(request);
-  *request = collective_init(comm, info, [comm](MPI_Request* r) { barrier(comm, r); });
-  return MPI_SUCCESS;
+  return start_later<barrier>(comm, info, request, comm);
 }
 
-int Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+template <class Count>
+int Bcast_init(void* buffer, Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Info info, MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request =
-      collective_init(comm, info, [buffer, count, root, comm, kept_datatype](MPI_Request* r) {
-        bcast(buffer, count, kept_datatype.get(), root, comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<bcast>(comm, info, request, buffer, count, datatype, root, comm);
 }
 
-int Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Reduce_init(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request = collective_init(
-      comm, info, [sendbuf, recvbuf, count, op, root, comm, kept_datatype](MPI_Request* r) {
-        reduce(sendbuf, recvbuf, count, kept_datatype.get(), op, root, comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<reduce>(comm, info, request, sendbuf, recvbuf, count, datatype, op, root,
+                             comm);
 }
 
-int Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
-                               all_reduction(all_kind::allreduce, sendbuf, recvbuf, count,
-                                             kept_datatype.get(), op, comm, r);
-                             });
-  return MPI_SUCCESS;
+template <class Count>
+int Allreduce_init(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return start_later<all_reduction>(comm, info, request, all_kind::allreduce, sendbuf, recvbuf,
+                                    count, datatype, op, comm);
 }
 
-int Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Scan_init(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request = collective_init(
-      comm, info, [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
-        all_reduction(all_kind::scan, sendbuf, recvbuf, count, kept_datatype.get(), op, comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<all_reduction>(comm, info, request, all_kind::scan, sendbuf, recvbuf, count,
+                                    datatype, op, comm);
 }
 
-int Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+template <class Count>
+int Exscan_init(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request = collective_init(
-      comm, info, [sendbuf, recvbuf, count, op, comm, kept_datatype](MPI_Request* r) {
-        all_reduction(all_kind::exscan, sendbuf, recvbuf, count, kept_datatype.get(), op, comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<all_reduction>(comm, info, request, all_kind::exscan, sendbuf, recvbuf, count,
+                                    datatype, op, comm);
 }
 
-int Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+template <class Count>
+int Reduce_scatter_init(const void* sendbuf, void* recvbuf, const Count recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                         MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request = collective_init(
-      comm, info, [sendbuf, recvbuf, recvcounts, op, comm, kept_datatype](MPI_Request* r) {
-        reduce_scatter(sendbuf, recvbuf, recvcounts, kept_datatype.get(), op, comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<reduce_scatter>(comm, info, request, sendbuf, recvbuf, recvcounts, datatype,
+                                     op, comm);
 }
 
-int Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+template <class Count>
+int Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, Count recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                               MPI_Request* request) {
-  const kept_type kept_datatype(datatype);
-  check_request(request);
-  *request = collective_init(
-      comm, info, [sendbuf, recvbuf, recvcount, op, comm, kept_datatype](MPI_Request* r) {
-        reduce_scatter_block(sendbuf, recvbuf, recvcount, kept_datatype.get(), op, comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<reduce_scatter_block>(comm, info, request, sendbuf, recvbuf, recvcount,
+                                           datatype, op, comm);
 }
 
-int Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+template <class Count>
+int Gather_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                 MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
-                              kept_recvtype](MPI_Request* r) {
-                               gather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
-                                      kept_recvtype.get(), root, comm, r);
-                             });
-  return MPI_SUCCESS;
+  return start_later<gather>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, root, comm);
 }
 
-int Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcount, recvbuf, recvcounts, displs, root, comm,
-                              kept_sendtype, kept_recvtype](MPI_Request* r) {
-                               gatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcounts,
-                                       displs, kept_recvtype.get(), root, comm, r);
-                             });
-  return MPI_SUCCESS;
-}
-
-int Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+template <class Count>
+int Gatherv_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const Count recvcounts[], const displacement_of<Count> displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                  MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcount, recvbuf, recvcount, root, comm, kept_sendtype,
-                              kept_recvtype](MPI_Request* r) {
-                               scatter(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
-                                       kept_recvtype.get(), root, comm, r);
-                             });
-  return MPI_SUCCESS;
+  return start_later<gatherv>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf,
+                              recvcounts, displs, recvtype, root, comm);
 }
 
-int Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcounts, displs, recvbuf, recvcount, root, comm,
-                              kept_sendtype, kept_recvtype](MPI_Request* r) {
-                               scatterv(sendbuf, sendcounts, displs, kept_sendtype.get(), recvbuf,
-                                        recvcount, kept_recvtype.get(), root, comm, r);
-                             });
-  return MPI_SUCCESS;
+template <class Count>
+int Scatter_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                 MPI_Request* request) {
+  return start_later<scatter>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, root, comm);
 }
 
-int Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                   MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(
-      comm, info,
-      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
-        allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount, kept_recvtype.get(),
-                  comm, r);
-      });
-  return MPI_SUCCESS;
-}
-
-int Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcount, recvbuf, recvcounts, displs, comm, kept_sendtype,
-                              kept_recvtype](MPI_Request* r) {
-                               allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                          recvcounts, displs, kept_recvtype.get(), comm, r);
-                             });
-  return MPI_SUCCESS;
-}
-
-int Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+template <class Count>
+int Scatterv_init(const void* sendbuf, const Count sendcounts[],
+                  const displacement_of<Count> displs[], MPI_Datatype sendtype, void* recvbuf,
+                  Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                   MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(
-      comm, info,
-      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
-        alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount, kept_recvtype.get(),
-                 comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<scatterv>(comm, info, request, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                               recvcount, recvtype, root, comm);
 }
 
-int Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+template <class Count>
+int Allgather_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
-                              kept_sendtype, kept_recvtype](MPI_Request* r) {
-                               alltoallv(sendbuf, sendcounts, sdispls, kept_sendtype.get(), recvbuf,
-                                         recvcounts, rdispls, kept_recvtype.get(), comm, r);
-                             });
-  return MPI_SUCCESS;
+  return start_later<allgather>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf,
+                                recvcount, recvtype, comm);
 }
 
-int Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                   MPI_Info info, MPI_Request* request) {
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm](MPI_Request* r) {
-                               alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                         recvcounts, rdispls, recvtypes, comm, r);
-                             });
-  return MPI_SUCCESS;
+template <class Count>
+int Allgatherv_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const Count recvcounts[], const displacement_of<Count> displs[],
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return start_later<allgatherv>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcounts, displs, recvtype, comm);
 }
 
-int Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+template <class Count>
+int Alltoall_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request) {
+  return start_later<alltoall>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcount, recvtype, comm);
+}
+
+template <class Count>
+int Alltoallv_init(const void* sendbuf, const Count sendcounts[],
+                   const displacement_of<Count> sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                   const Count recvcounts[], const displacement_of<Count> rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return start_later<alltoallv>(comm, info, request, sendbuf, sendcounts, sdispls, sendtype,
+                                recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+template <class Count>
+int Alltoallw_init(const void* sendbuf, const Count sendcounts[],
+                   const displacement_of<Count> sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const Count recvcounts[], const displacement_of<Count> rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                   MPI_Request* request) {
+  return start_later<alltoallw>(comm, info, request, sendbuf, sendcounts, sdispls, sendtypes,
+                                recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+template <class Count>
+int Neighbor_allgather_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Info info, MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(
-      comm, info,
-      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
-        neighbor_allgather(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
-                           kept_recvtype.get(), comm, r);
-      });
-  return MPI_SUCCESS;
+  return start_later<neighbor_allgather>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf,
+                                         recvcount, recvtype, comm);
 }
 
-int Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                             MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request =
-      collective_init(comm, info,
-                      [sendbuf, sendcount, recvbuf, recvcounts, displs, comm, kept_sendtype,
-                       kept_recvtype](MPI_Request* r) {
-                        neighbor_allgatherv(sendbuf, sendcount, kept_sendtype.get(), recvbuf,
-                                            recvcounts, displs, kept_recvtype.get(), comm, r);
-                      });
-  return MPI_SUCCESS;
+template <class Count>
+int Neighbor_allgatherv_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const Count recvcounts[],
+                             const displacement_of<Count> displs[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return start_later<neighbor_allgatherv>(comm, info, request, sendbuf, sendcount, sendtype,
+                                          recvbuf, recvcounts, displs, recvtype, comm);
 }
 
-int Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                           MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(
-      comm, info,
-      [sendbuf, sendcount, recvbuf, recvcount, comm, kept_sendtype, kept_recvtype](MPI_Request* r) {
-        neighbor_alltoall(sendbuf, sendcount, kept_sendtype.get(), recvbuf, recvcount,
-                          kept_recvtype.get(), comm, r);
-      });
-  return MPI_SUCCESS;
+template <class Count>
+int Neighbor_alltoall_init(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Info info, MPI_Request* request) {
+  return start_later<neighbor_alltoall>(comm, info, request, sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcount, recvtype, comm);
 }
 
-int Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Info info, MPI_Request* request) {
-  const kept_type kept_sendtype(sendtype);
-  const kept_type kept_recvtype(recvtype);
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm,
-                              kept_sendtype, kept_recvtype](MPI_Request* r) {
-                               neighbor_alltoallv(sendbuf, sendcounts, sdispls, kept_sendtype.get(),
-                                                  recvbuf, recvcounts, rdispls, kept_recvtype.get(),
-                                                  comm, r);
-                             });
-  return MPI_SUCCESS;
+template <class Count>
+int Neighbor_alltoallv_init(const void* sendbuf, const Count sendcounts[],
+                            const displacement_of<Count> sdispls[], MPI_Datatype sendtype,
+                            void* recvbuf, const Count recvcounts[],
+                            const displacement_of<Count> rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return start_later<neighbor_alltoallv>(comm, info, request, sendbuf, sendcounts, sdispls,
+                                         sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
-int Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+template <class Count>
+int Neighbor_alltoallw_init(const void* sendbuf, const Count sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Info info, MPI_Request* request) {
-  check_request(request);
-  *request = collective_init(comm, info,
-                             [sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                              recvtypes, comm](MPI_Request* r) {
-                               neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                                  recvcounts, rdispls, recvtypes, comm, r);
-                             });
-  return MPI_SUCCESS;
+  return start_later<neighbor_alltoallw>(comm, info, request, sendbuf, sendcounts, sdispls,
+                                         sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 }  // namespace

@@ -411,6 +411,7 @@ MPI_Datatype clone(const rmpl_mpi_datatype& t) {
   copy.combiner = t.combiner;
   copy.integers = t.integers;
   copy.addresses = t.addresses;
+  copy.large = t.large;
   copy.types = t.types;
   copy.name = t.name;
   MPI_Datatype handle = MPI_DATATYPE_NULL;
@@ -423,11 +424,11 @@ void output(const void* p, const char* what) {
 }
 
 template <class T>
-void array(const T* a, int n, const char* what) {
+void array(const T* a, MPI_Count n, const char* what) {
   if (a == nullptr && n > 0) fail(MPI_ERR_ARG, "{} is null with a count of {}", what, n);
 }
 
-void blocklength(int n, int index) {
+void blocklength(MPI_Count n, MPI_Count index) {
   if (n < 0) {
     if (index < 0) fail(MPI_ERR_ARG, "blocklength {} is negative", n);
     fail(MPI_ERR_ARG, "array_of_blocklengths[{}] = {} is negative", index, n);
@@ -435,12 +436,14 @@ void blocklength(int n, int index) {
 }
 
 void finish_construction(rmpl_mpi_datatype&& t, MPI_Datatype oldtype, MPI_Datatype* newtype,
-                         int combiner, std::vector<int> integers, std::vector<MPI_Aint> addresses);
+                         int combiner, std::vector<MPI_Count> integers,
+                         std::vector<MPI_Aint> addresses);
 
 /// The shared part of the constructors with one old type: `for_each_piece` lays it out.
 template <class ForEachPiece>
-void construct(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::vector<int> integers,
-               std::vector<MPI_Aint> addresses, ForEachPiece&& for_each_piece) {
+void construct(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner,
+               std::vector<MPI_Count> integers, std::vector<MPI_Aint> addresses,
+               ForEachPiece&& for_each_piece) {
   rmpl_mpi_datatype t;
   lay_out(t, for_each_piece, false);
   finish_construction(std::move(t), oldtype, newtype, combiner, std::move(integers),
@@ -449,7 +452,8 @@ void construct(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::v
 
 /// The shared end of the constructors with one old type: `t` laid out, its description added.
 void finish_construction(rmpl_mpi_datatype&& t, MPI_Datatype oldtype, MPI_Datatype* newtype,
-                         int combiner, std::vector<int> integers, std::vector<MPI_Aint> addresses) {
+                         int combiner, std::vector<MPI_Count> integers,
+                         std::vector<MPI_Aint> addresses) {
   t.combiner = combiner;
   t.integers = std::move(integers);
   t.addresses = std::move(addresses);
@@ -461,18 +465,19 @@ void finish_construction(rmpl_mpi_datatype&& t, MPI_Datatype oldtype, MPI_Dataty
 /// apart. Blocks that abut (`step` is `blocklen` extents) are one piece, so such a vector stays one
 /// run however large its count.
 template <class Visit>
-void strided(Visit&& visit, int count, int blocklen, MPI_Aint step, const rmpl_mpi_datatype& old) {
+void strided(Visit&& visit, MPI_Count count, MPI_Count blocklen, MPI_Aint step,
+             const rmpl_mpi_datatype& old) {
   MPI_Aint block_extent = 0;
   if (count > 0 && blocklen > 0 && !__builtin_mul_overflow(blocklen, old.extent, &block_extent) &&
       step == block_extent) {
-    visit(piece{0, MPI_Count{count} * blocklen, &old});
+    visit(piece{0, count_product(count, blocklen, "elements"), &old});
     return;
   }
   if (count > max_runs && blocklen > 0 && old.size > 0) {
     fail(MPI_ERR_NO_MEM, "the vector would be made of {} separate runs of data, more than {}",
          count, max_runs);
   }
-  for (int i = 0; i < count; ++i) visit(piece{multiply(i, step), blocklen, &old});
+  for (MPI_Count i = 0; i < count; ++i) visit(piece{multiply(i, step), blocklen, &old});
 }
 
 /// A vector whose runs would number more than this keeps one block's runs and repeats them.
@@ -483,7 +488,7 @@ constexpr MPI_Count repeat_min = 1024;
 /// repeat_min runs: the description then costs what one block's does, however large the count.
 /// Its bounds are those of its first and last blocks (the extremes of copies of one type). False
 /// (nothing done) for a vector that strided() lays out as well.
-bool lay_out_repeated(rmpl_mpi_datatype& t, int count, int blocklen, MPI_Aint step,
+bool lay_out_repeated(rmpl_mpi_datatype& t, MPI_Count count, MPI_Count blocklen, MPI_Aint step,
                       const rmpl_mpi_datatype& old) {
   if (count < 2 || blocklen <= 0 || old.size == 0) return false;
   MPI_Aint block_extent = 0;
@@ -524,9 +529,9 @@ bool lay_out_repeated(rmpl_mpi_datatype& t, int count, int blocklen, MPI_Aint st
 }
 
 /// MPI_Type_vector and MPI_Type_(create_)hvector: `count` blocks `step` bytes apart.
-void vector(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::vector<int> integers,
-            std::vector<MPI_Aint> addresses, int count, int blocklen, MPI_Aint step,
-            const rmpl_mpi_datatype& old) {
+void vector(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner,
+            std::vector<MPI_Count> integers, std::vector<MPI_Aint> addresses, MPI_Count count,
+            MPI_Count blocklen, MPI_Aint step, const rmpl_mpi_datatype& old) {
   rmpl_mpi_datatype t;
   if (lay_out_repeated(t, count, blocklen, step, old)) {
     finish_construction(std::move(t), oldtype, newtype, combiner, std::move(integers),
@@ -537,48 +542,61 @@ void vector(MPI_Datatype oldtype, MPI_Datatype* newtype, int combiner, std::vect
             [&](auto&& visit) { strided(visit, count, blocklen, step, old); });
 }
 
-int hvector(const char* function, int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
-            MPI_Datatype* newtype) {
+/// Marks a type made by a constructor of binding `Count` (MPI_Type_get_envelope refuses the
+/// large-count constructors' types, whose arguments an int may not hold).
+template <class Count>
+void made_by(MPI_Datatype t) {
+  t->large = large_count<Count>;
+}
+
+template <class Count>
+int hvector(const char* function, Count count, Count blocklen, extent_of<Count> stride,
+            MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return call(nullptr, function, [&] {
     rmpl::mpi::count(count);
     blocklength(blocklen, -1);
     const rmpl_mpi_datatype& old = datatype(oldtype, false);
     output(newtype, "newtype");
-    vector(oldtype, newtype, MPI_COMBINER_HVECTOR, {count, blocklen}, {stride}, count, blocklen,
-           stride, old);
+    vector(oldtype, newtype, MPI_COMBINER_HVECTOR, {count, blocklen},
+           {static_cast<MPI_Aint>(stride)}, count, blocklen, static_cast<MPI_Aint>(stride), old);
+    made_by<Count>(*newtype);
     return MPI_SUCCESS;
   });
 }
 
-int hindexed(const char* function, int count, const int blocklengths[],
-             const MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+template <class Count>
+int hindexed(const char* function, Count count, const Count blocklengths[],
+             const extent_of<Count> displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return call(nullptr, function, [&] {
     rmpl::mpi::count(count);
     array(blocklengths, count, "array_of_blocklengths");
     array(displacements, count, "array_of_displacements");
-    for (int i = 0; i < count; ++i) blocklength(blocklengths[i], i);
+    for (Count i = 0; i < count; ++i) blocklength(blocklengths[i], i);
     const rmpl_mpi_datatype& old = datatype(oldtype, false);
     output(newtype, "newtype");
-    std::vector<int> integers{count};
+    std::vector<MPI_Count> integers{count};
     integers.insert(integers.end(), blocklengths, blocklengths + count);
     construct(oldtype, newtype, MPI_COMBINER_HINDEXED, std::move(integers),
               std::vector<MPI_Aint>(displacements, displacements + count), [&](auto&& visit) {
-                for (int i = 0; i < count; ++i) {
-                  visit(piece{displacements[i], blocklengths[i], &old});
+                for (Count i = 0; i < count; ++i) {
+                  visit(piece{static_cast<MPI_Aint>(displacements[i]), blocklengths[i], &old});
                 }
               });
+    made_by<Count>(*newtype);
     return MPI_SUCCESS;
   });
 }
 
-int structure(const char* function, int count, const int blocklengths[],
-              const MPI_Aint displacements[], const MPI_Datatype types[], MPI_Datatype* newtype) {
+template <class Count>
+int structure(const char* function, Count count, const Count blocklengths[],
+              const extent_of<Count> displacements[], const MPI_Datatype types[],
+              MPI_Datatype* newtype) {
   return call(nullptr, function, [&] {
     rmpl::mpi::count(count);
     array(blocklengths, count, "array_of_blocklengths");
     array(displacements, count, "array_of_displacements");
     array(types, count, "array_of_types");
-    for (int i = 0; i < count; ++i) {
+    for (Count i = 0; i < count; ++i) {
       blocklength(blocklengths[i], i);
       try {
         datatype(types[i], false);
@@ -591,7 +609,9 @@ int structure(const char* function, int count, const int blocklengths[],
     lay_out(
         t,
         [&](auto&& visit) {
-          for (int i = 0; i < count; ++i) visit(piece{displacements[i], blocklengths[i], types[i]});
+          for (Count i = 0; i < count; ++i) {
+            visit(piece{static_cast<MPI_Aint>(displacements[i]), blocklengths[i], types[i]});
+          }
         },
         true);
     t.combiner = MPI_COMBINER_STRUCT;
@@ -599,16 +619,17 @@ int structure(const char* function, int count, const int blocklengths[],
     t.integers.insert(t.integers.end(), blocklengths, blocklengths + count);
     t.addresses.assign(displacements, displacements + count);
     t.types.assign(types, types + count);
+    t.large = large_count<Count>;
     publish(std::move(t), newtype);
     return MPI_SUCCESS;
   });
 }
 
 /// Increasing, separate ranges of indices along one dimension: (first index, how many).
-using ranges = std::vector<std::pair<int, int>>;
+using ranges = std::vector<std::pair<MPI_Count, MPI_Count>>;
 
 /// Appends `count` indices from `first` to `r`, merged with the last range when they continue it.
-void add_range(ranges& r, int first, int count) {
+void add_range(ranges& r, MPI_Count first, MPI_Count count) {
   if (count <= 0) return;
   if (!r.empty() && r.back().first + r.back().second == first) {
     r.back().second += count;
@@ -623,7 +644,7 @@ void add_range(ranges& r, int first, int count) {
 /// row in the array's memory order, each range along the fastest dimension one piece.
 struct grid {
   int ndims;
-  const int* sizes;
+  const MPI_Count* sizes;
   int order;
   std::vector<ranges> indices;
   const rmpl_mpi_datatype& old;
@@ -663,7 +684,7 @@ struct grid {
            rows, runs.size(), max_runs);
     }
     // Where each dimension is: which of its ranges, and how far into it.
-    std::vector<std::pair<std::size_t, int>> at(static_cast<std::size_t>(ndims), {0, 0});
+    std::vector<std::pair<std::size_t, MPI_Count>> at(static_cast<std::size_t>(ndims), {0, 0});
     for (MPI_Count row = 0; row < rows; ++row) {
       MPI_Aint element = 0;
       for (int d = 0; d < ndims; ++d) {
@@ -686,22 +707,19 @@ struct grid {
 /// The indices that the process at coordinate `coord` holds of a dimension of `gsize` elements
 /// distributed over `psize` processes as `distrib` with argument `darg` (MPI-3.1 4.1.4; the
 /// arguments are checked already).
-ranges distributed_indices(int gsize, int distrib, int darg, int psize, int coord) {
+ranges distributed_indices(MPI_Count gsize, int distrib, int darg, int psize, int coord) {
   ranges held;
   if (distrib == MPI_DISTRIBUTE_NONE) {
     add_range(held, 0, gsize);
   } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
     // The default block: the elements shared as evenly as blocks allow, the last process short.
-    const long long block = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
-    const long long first = coord * block;
-    if (first < gsize)
-      add_range(held, static_cast<int>(first),
-                static_cast<int>(std::min<long long>(block, gsize - first)));
+    const MPI_Count block = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+    const MPI_Count first = coord * block;
+    if (first < gsize) add_range(held, first, std::min<MPI_Count>(block, gsize - first));
   } else {  // cyclic: blocks of darg (default 1) dealt round-robin
-    const long long block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-    for (long long first = coord * block; first < gsize; first += block * psize) {
-      add_range(held, static_cast<int>(first),
-                static_cast<int>(std::min<long long>(block, gsize - first)));
+    const MPI_Count block = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+    for (MPI_Count first = coord * block; first < gsize; first += block * psize) {
+      add_range(held, first, std::min<MPI_Count>(block, gsize - first));
     }
   }
   return held;
@@ -709,22 +727,24 @@ ranges distributed_indices(int gsize, int distrib, int darg, int psize, int coor
 
 /// The darray's grid of `integers` (its contents: size, rank, ndims, gsizes, distribs, dargs,
 /// psizes, order), checked.
-grid darray_grid(const std::vector<int>& integers, const rmpl_mpi_datatype& old) {
-  const int size = integers[0], rank = integers[1], ndims = integers[2];
-  const int* gsizes = &integers[3];
-  const int* distribs = gsizes + ndims;
-  const int* dargs = distribs + ndims;
-  const int* psizes = dargs + ndims;
-  const int order = psizes[ndims];
+grid darray_grid(const std::vector<MPI_Count>& integers, const rmpl_mpi_datatype& old) {
+  // (All but the global sizes are ints, checked as such by the constructor.)
+  const auto rank = static_cast<int>(integers[1]), ndims = static_cast<int>(integers[2]);
+  const MPI_Count* gsizes = &integers[3];
+  const MPI_Count* distribs = gsizes + ndims;
+  const MPI_Count* dargs = distribs + ndims;
+  const MPI_Count* psizes = dargs + ndims;
+  const auto order = static_cast<int>(psizes[ndims]);
   // The process grid is in C order whatever `order` is (MPI-3.1 4.1.4): rank = row-major index.
   std::vector<ranges> indices(static_cast<std::size_t>(ndims));
   int rest = rank;
   for (int d = ndims - 1; d >= 0; --d) {
-    const int coord = rest % psizes[d];
-    rest /= psizes[d];
-    indices[d] = distributed_indices(gsizes[d], distribs[d], dargs[d], psizes[d], coord);
+    const auto psize = static_cast<int>(psizes[d]);
+    const int coord = rest % psize;
+    rest /= psize;
+    indices[d] = distributed_indices(gsizes[d], static_cast<int>(distribs[d]),
+                                     static_cast<int>(dargs[d]), psize, coord);
   }
-  (void)size;
   return grid{ndims, gsizes, order, std::move(indices), old};
 }
 
@@ -733,30 +753,39 @@ grid darray_grid(const std::vector<int>& integers, const rmpl_mpi_datatype& old)
 namespace rmpl::mpi::impl {
 namespace {
 
-int Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+// The constructors: each a template over its binding's count type (MPI_X and MPI_X_c).
+
+template <class Count>
+int Type_contiguous(Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   rmpl::mpi::count(count);
   const rmpl_mpi_datatype& old = datatype(oldtype, false);
   output(newtype, "newtype");
   construct(oldtype, newtype, MPI_COMBINER_CONTIGUOUS, {count}, {}, [&](auto&& visit) {
     visit(piece{0, count, &old});
   });
+  made_by<Count>(*newtype);
   return MPI_SUCCESS;
 }
 
-int Type_vector(int count, int blocklen, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+template <class Count>
+int Type_vector(Count count, Count blocklen, Count stride, MPI_Datatype oldtype,
+                MPI_Datatype* newtype) {
   rmpl::mpi::count(count);
   blocklength(blocklen, -1);
   const rmpl_mpi_datatype& old = datatype(oldtype, false);
   output(newtype, "newtype");
-  const MPI_Aint step = multiply(stride, old.extent);
+  const MPI_Aint step = multiply(static_cast<MPI_Aint>(stride), old.extent);
   vector(oldtype, newtype, MPI_COMBINER_VECTOR, {count, blocklen, stride}, {}, count, blocklen,
          step, old);
+  made_by<Count>(*newtype);
   return MPI_SUCCESS;
 }
 
-int Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
+template <class Count>
+int Type_create_hvector(Count count, Count blocklen, extent_of<Count> stride, MPI_Datatype oldtype,
                         MPI_Datatype* newtype) {
-  return hvector("MPI_Type_create_hvector", count, blocklen, stride, oldtype, newtype);
+  return hvector(binding_name<Count>("MPI_Type_create_hvector", "MPI_Type_create_hvector_c"), count,
+                 blocklen, stride, oldtype, newtype);
 }
 
 int Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
@@ -764,28 +793,34 @@ int Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype oldtype,
   return hvector("MPI_Type_hvector", count, blocklen, stride, oldtype, newtype);
 }
 
-int Type_indexed(int count, const int blocklengths[], const int displacements[],
+template <class Count>
+int Type_indexed(Count count, const Count blocklengths[], const Count displacements[],
                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
   rmpl::mpi::count(count);
   array(blocklengths, count, "array_of_blocklengths");
   array(displacements, count, "array_of_displacements");
-  for (int i = 0; i < count; ++i) blocklength(blocklengths[i], i);
+  for (Count i = 0; i < count; ++i) blocklength(blocklengths[i], i);
   const rmpl_mpi_datatype& old = datatype(oldtype, false);
   output(newtype, "newtype");
-  std::vector<int> integers{count};
+  std::vector<MPI_Count> integers{count};
   integers.insert(integers.end(), blocklengths, blocklengths + count);
   integers.insert(integers.end(), displacements, displacements + count);
   construct(oldtype, newtype, MPI_COMBINER_INDEXED, std::move(integers), {}, [&](auto&& visit) {
-    for (int i = 0; i < count; ++i) {
-      visit(piece{multiply(displacements[i], old.extent), blocklengths[i], &old});
+    for (Count i = 0; i < count; ++i) {
+      visit(piece{multiply(static_cast<MPI_Aint>(displacements[i]), old.extent), blocklengths[i],
+                  &old});
     }
   });
+  made_by<Count>(*newtype);
   return MPI_SUCCESS;
 }
 
-int Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return hindexed("MPI_Type_create_hindexed", count, blocklengths, displacements, oldtype, newtype);
+template <class Count>
+int Type_create_hindexed(Count count, const Count blocklengths[],
+                         const extent_of<Count> displacements[], MPI_Datatype oldtype,
+                         MPI_Datatype* newtype) {
+  return hindexed(binding_name<Count>("MPI_Type_create_hindexed", "MPI_Type_create_hindexed_c"),
+                  count, blocklengths, displacements, oldtype, newtype);
 }
 
 int Type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
@@ -793,25 +828,29 @@ int Type_hindexed(int count, const int blocklengths[], const MPI_Aint displaceme
   return hindexed("MPI_Type_hindexed", count, blocklengths, displacements, oldtype, newtype);
 }
 
-int Type_create_indexed_block(int count, int blocklen, const int displacements[],
+template <class Count>
+int Type_create_indexed_block(Count count, Count blocklen, const Count displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   rmpl::mpi::count(count);
   blocklength(blocklen, -1);
   array(displacements, count, "array_of_displacements");
   const rmpl_mpi_datatype& old = datatype(oldtype, false);
   output(newtype, "newtype");
-  std::vector<int> integers{count, blocklen};
+  std::vector<MPI_Count> integers{count, blocklen};
   integers.insert(integers.end(), displacements, displacements + count);
-  construct(oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {},
-            [&](auto&& visit) {
-              for (int i = 0; i < count; ++i) {
-                visit(piece{multiply(displacements[i], old.extent), blocklen, &old});
-              }
-            });
+  construct(
+      oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {}, [&](auto&& visit) {
+        for (Count i = 0; i < count; ++i) {
+          visit(
+              piece{multiply(static_cast<MPI_Aint>(displacements[i]), old.extent), blocklen, &old});
+        }
+      });
+  made_by<Count>(*newtype);
   return MPI_SUCCESS;
 }
 
-int Type_create_hindexed_block(int count, int blocklen, const MPI_Aint displacements[],
+template <class Count>
+int Type_create_hindexed_block(Count count, Count blocklen, const extent_of<Count> displacements[],
                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
   rmpl::mpi::count(count);
   blocklength(blocklen, -1);
@@ -820,14 +859,20 @@ int Type_create_hindexed_block(int count, int blocklen, const MPI_Aint displacem
   output(newtype, "newtype");
   construct(oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklen},
             std::vector<MPI_Aint>(displacements, displacements + count), [&](auto&& visit) {
-              for (int i = 0; i < count; ++i) visit(piece{displacements[i], blocklen, &old});
+              for (Count i = 0; i < count; ++i) {
+                visit(piece{static_cast<MPI_Aint>(displacements[i]), blocklen, &old});
+              }
             });
+  made_by<Count>(*newtype);
   return MPI_SUCCESS;
 }
 
-int Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
-                       const MPI_Datatype types[], MPI_Datatype* newtype) {
-  return structure("MPI_Type_create_struct", count, blocklengths, displacements, types, newtype);
+template <class Count>
+int Type_create_struct(Count count, const Count blocklengths[],
+                       const extent_of<Count> displacements[], const MPI_Datatype types[],
+                       MPI_Datatype* newtype) {
+  return structure(binding_name<Count>("MPI_Type_create_struct", "MPI_Type_create_struct_c"), count,
+                   blocklengths, displacements, types, newtype);
 }
 
 int Type_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
@@ -835,8 +880,10 @@ int Type_struct(int count, const int blocklengths[], const MPI_Aint displacement
   return structure("MPI_Type_struct", count, blocklengths, displacements, types, newtype);
 }
 
-int Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
-                         int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+template <class Count>
+int Type_create_subarray(int ndims, const Count sizes[], const Count subsizes[],
+                         const Count starts[], int order, MPI_Datatype oldtype,
+                         MPI_Datatype* newtype) {
   if (ndims <= 0) fail(MPI_ERR_ARG, "ndims {} is not positive", ndims);
   array(sizes, ndims, "array_of_sizes");
   array(subsizes, ndims, "array_of_subsizes");
@@ -861,14 +908,13 @@ int Type_create_subarray(int ndims, const int sizes[], const int subsizes[], con
   output(newtype, "newtype");
   std::vector<ranges> indices(static_cast<std::size_t>(ndims));
   for (int d = 0; d < ndims; ++d) add_range(indices[d], starts[d], subsizes[d]);
-  const grid layout{ndims, sizes, order, std::move(indices), old};
-  const MPI_Aint whole_extent = layout.extent();
-
-  std::vector<int> integers{ndims};
+  std::vector<MPI_Count> integers{ndims};
   integers.insert(integers.end(), sizes, sizes + ndims);
   integers.insert(integers.end(), subsizes, subsizes + ndims);
   integers.insert(integers.end(), starts, starts + ndims);
   integers.push_back(order);
+  const grid layout{ndims, &integers[1], order, std::move(indices), old};
+  const MPI_Aint whole_extent = layout.extent();
   rmpl_mpi_datatype t;
   lay_out(
       t, [&](auto&& visit) { layout.for_each_piece(visit); }, false);
@@ -880,11 +926,13 @@ int Type_create_subarray(int ndims, const int sizes[], const int subsizes[], con
   t.combiner = MPI_COMBINER_SUBARRAY;
   t.integers = std::move(integers);
   t.types = {oldtype};
+  t.large = large_count<Count>;
   publish(std::move(t), newtype);
   return MPI_SUCCESS;
 }
 
-int Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+template <class Count>
+int Type_create_darray(int size, int rank, int ndims, const Count gsizes[], const int distribs[],
                        const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
                        MPI_Datatype* newtype) {
   if (size <= 0) fail(MPI_ERR_ARG, "size {} is not positive", size);
@@ -933,9 +981,9 @@ int Type_create_darray(int size, int rank, int ndims, const int gsizes[], const 
   const rmpl_mpi_datatype& old = datatype(oldtype, false);
   output(newtype, "newtype");
 
-  std::vector<int> integers{size, rank, ndims};
-  for (const int* a : {gsizes, distribs, dargs, psizes})
-    integers.insert(integers.end(), a, a + ndims);
+  std::vector<MPI_Count> integers{size, rank, ndims};
+  integers.insert(integers.end(), gsizes, gsizes + ndims);
+  for (const int* a : {distribs, dargs, psizes}) integers.insert(integers.end(), a, a + ndims);
   integers.push_back(order);
   const grid layout = darray_grid(integers, old);
   rmpl_mpi_datatype t;
@@ -949,11 +997,14 @@ int Type_create_darray(int size, int rank, int ndims, const int gsizes[], const 
   t.combiner = MPI_COMBINER_DARRAY;
   t.integers = std::move(integers);
   t.types = {oldtype};
+  t.large = large_count<Count>;
   publish(std::move(t), newtype);
   return MPI_SUCCESS;
 }
 
-int Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+template <class Count>
+int Type_create_resized(MPI_Datatype oldtype, extent_of<Count> lb, extent_of<Count> extent,
+                        MPI_Datatype* newtype) {
   const rmpl_mpi_datatype& old = datatype(oldtype, false);
   output(newtype, "newtype");
   add(lb, extent);  // the upper bound must be representable
@@ -964,8 +1015,9 @@ int Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_
   t.explicit_lb = t.explicit_ub = true;
   set_contiguous(t);
   t.combiner = MPI_COMBINER_RESIZED;
-  t.addresses = {lb, extent};
+  t.addresses = {static_cast<MPI_Aint>(lb), static_cast<MPI_Aint>(extent)};
   t.types = {oldtype};
+  t.large = large_count<Count>;
   publish(std::move(t), newtype);
   return MPI_SUCCESS;
 }
@@ -1012,21 +1064,21 @@ int Type_free(MPI_Datatype* datatype) {
   return MPI_SUCCESS;
 }
 
-int Type_size(MPI_Datatype datatype, int* size) {
+// MPI_Type_size, _x and _c; MPI_Type_get_extent and MPI_Type_get_true_extent, _x and _c: one
+// template each over the binding's result type (MPI_X_x is MPI_X_c under its MPI-3 name).
+template <class Count>
+int Type_size(MPI_Datatype datatype, Count* size) {
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
   output(size, "size");
-  *size = t.size > std::numeric_limits<int>::max() ? MPI_UNDEFINED : static_cast<int>(t.size);
+  *size = t.size > std::numeric_limits<Count>::max() ? MPI_UNDEFINED : static_cast<Count>(t.size);
   return MPI_SUCCESS;
 }
-
 int Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-  output(size, "size");
-  *size = t.size;
-  return MPI_SUCCESS;
+  return Type_size<MPI_Count>(datatype, size);
 }
 
-int Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+template <class Count>
+int Type_get_extent(MPI_Datatype datatype, extent_of<Count>* lb, extent_of<Count>* extent) {
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
   output(lb, "lb");
   output(extent, "extent");
@@ -1034,17 +1086,13 @@ int Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   *extent = t.extent;
   return MPI_SUCCESS;
 }
-
 int Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-  output(lb, "lb");
-  output(extent, "extent");
-  *lb = t.lb;
-  *extent = t.extent;
-  return MPI_SUCCESS;
+  return Type_get_extent<MPI_Count>(datatype, lb, extent);
 }
 
-int Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+template <class Count>
+int Type_get_true_extent(MPI_Datatype datatype, extent_of<Count>* true_lb,
+                         extent_of<Count>* true_extent) {
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
   output(true_lb, "true_lb");
   output(true_extent, "true_extent");
@@ -1052,14 +1100,8 @@ int Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* tru
   *true_extent = t.true_extent;
   return MPI_SUCCESS;
 }
-
 int Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
-  output(true_lb, "true_lb");
-  output(true_extent, "true_extent");
-  *true_lb = t.true_lb;
-  *true_extent = t.true_extent;
-  return MPI_SUCCESS;
+  return Type_get_true_extent<MPI_Count>(datatype, true_lb, true_extent);
 }
 
 int Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
@@ -1104,6 +1146,62 @@ int Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
   return MPI_SUCCESS;
 }
 
+/// A datatype's contents as MPI_Type_get_contents(_c) return them. A large-count constructor's
+/// type keeps its arguments as its int twin lays them out (`integers`, `addresses`); the standard
+/// returns its counts, block lengths and displacements as large counts instead, and of the
+/// arguments of a subarray or darray only the global sizes (MPI-4.1 5.1.13).
+struct contents {
+  std::vector<MPI_Count> integers;
+  std::vector<MPI_Aint> addresses;
+  std::vector<MPI_Count> large_counts;
+};
+
+contents contents_of(const rmpl_mpi_datatype& t) {
+  if (!t.large) return {t.integers, t.addresses, {}};
+  const auto& n = t.integers;
+  contents c;
+  auto append = [](std::vector<MPI_Count>& to, auto first, auto last) {
+    to.insert(to.end(), first, last);
+  };
+  switch (t.combiner) {
+    case MPI_COMBINER_HVECTOR:         // count, blocklength, stride
+    case MPI_COMBINER_HINDEXED:        // count, blocklengths, displacements
+    case MPI_COMBINER_HINDEXED_BLOCK:  // count, blocklength, displacements
+    case MPI_COMBINER_STRUCT:          // count, blocklengths, displacements (and the types)
+    case MPI_COMBINER_RESIZED:         // lb, extent
+      c.large_counts = n;
+      append(c.large_counts, t.addresses.begin(), t.addresses.end());
+      return c;
+    case MPI_COMBINER_SUBARRAY: {  // ndims and order are integers, the sizes large counts
+      const auto ndims = static_cast<std::size_t>(n.at(0));
+      c.integers = {n.at(0), n.at(1 + 3 * ndims)};
+      append(c.large_counts, n.begin() + 1, n.begin() + 1 + static_cast<std::ptrdiff_t>(3 * ndims));
+      return c;
+    }
+    case MPI_COMBINER_DARRAY: {  // the global sizes are large counts, the rest integers
+      const auto ndims = static_cast<std::ptrdiff_t>(n.at(2));
+      append(c.integers, n.begin(), n.begin() + 3);
+      append(c.integers, n.begin() + 3 + ndims, n.end());
+      append(c.large_counts, n.begin() + 3, n.begin() + 3 + ndims);
+      return c;
+    }
+    default:  // contiguous, vector, indexed, indexed_block: every argument a large count
+      c.large_counts = n;
+      return c;
+  }
+}
+
+/// MPI_Type_get_envelope refuses a large-count constructor's type: an int may not hold its
+/// arguments, and their meaning differs (MPI-4.1 5.1.13).
+void refuse_large(const rmpl_mpi_datatype& t, const char* function) {
+  if (t.large) {
+    fail(MPI_ERR_TYPE,
+         "datatype {} was made by a large-count constructor: its arguments come back through "
+         "{}_c",
+         describe(t), function);
+  }
+}
+
 int Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
                       int* num_datatypes, int* combiner) {
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
@@ -1111,6 +1209,7 @@ int Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_address
   output(num_addresses, "num_addresses");
   output(num_datatypes, "num_datatypes");
   output(combiner, "combiner");
+  refuse_large(t, "MPI_Type_get_envelope");
   *num_integers = static_cast<int>(t.integers.size());
   *num_addresses = static_cast<int>(t.addresses.size());
   *num_datatypes = static_cast<int>(t.types.size());
@@ -1118,32 +1217,77 @@ int Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_address
   return MPI_SUCCESS;
 }
 
-int Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                      int array_of_integers[], MPI_Aint array_of_addresses[],
-                      MPI_Datatype array_of_datatypes[]) {
+int Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+                        MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  output(num_integers, "num_integers");
+  output(num_addresses, "num_addresses");
+  output(num_large_counts, "num_large_counts");
+  output(num_datatypes, "num_datatypes");
+  output(combiner, "combiner");
+  const contents c = contents_of(t);
+  *num_integers = static_cast<MPI_Count>(c.integers.size());
+  *num_addresses = static_cast<MPI_Count>(c.addresses.size());
+  *num_large_counts = static_cast<MPI_Count>(c.large_counts.size());
+  *num_datatypes = static_cast<MPI_Count>(t.types.size());
+  *combiner = t.combiner;
+  return MPI_SUCCESS;
+}
+
+/// MPI_Type_get_contents(_c): `max_*` and the arrays as the program gave them (the large counts'
+/// only in the _c form).
+template <class Count>
+void copy_contents(const rmpl_mpi_datatype& t, Count max_integers, Count max_addresses,
+                   Count max_large_counts, Count max_datatypes, int integers[],
+                   MPI_Aint addresses[], MPI_Count large_counts[], MPI_Datatype datatypes[]) {
   if (t.combiner == MPI_COMBINER_NAMED) {
     fail(MPI_ERR_TYPE,
          "{} is a predefined datatype: it has no contents (its combiner is "
          "MPI_COMBINER_NAMED)",
          describe(t));
   }
-  const auto room = [](int max, std::size_t needed, const void* a, const char* what) {
+  const contents c = contents_of(t);
+  const auto room = [](Count max, std::size_t needed, const void* a, const char* what) {
     if (max < 0 || static_cast<std::size_t>(max) < needed) {
       fail(MPI_ERR_ARG, "{} is {}, but the datatype's contents have {} of them", what, max, needed);
     }
     if (needed > 0 && a == nullptr) fail(MPI_ERR_ARG, "the array for {} is null", what);
   };
-  room(max_integers, t.integers.size(), array_of_integers, "max_integers");
-  room(max_addresses, t.addresses.size(), array_of_addresses, "max_addresses");
-  room(max_datatypes, t.types.size(), array_of_datatypes, "max_datatypes");
-  std::copy(t.integers.begin(), t.integers.end(), array_of_integers);
-  std::copy(t.addresses.begin(), t.addresses.end(), array_of_addresses);
+  room(max_integers, c.integers.size(), integers, "max_integers");
+  room(max_addresses, c.addresses.size(), addresses, "max_addresses");
+  room(max_large_counts, c.large_counts.size(), large_counts, "max_large_counts");
+  room(max_datatypes, t.types.size(), datatypes, "max_datatypes");
+  // (The integers of an int constructor's type, and a large one's ndims, order..., fit an int.)
+  std::transform(c.integers.begin(), c.integers.end(), integers,
+                 [](MPI_Count v) { return static_cast<int>(v); });
+  std::copy(c.addresses.begin(), c.addresses.end(), addresses);
+  if (large_counts != nullptr) {  // (none in the int form: room() saw to the sizes)
+    std::copy(c.large_counts.begin(), c.large_counts.end(), large_counts);
+  }
   // MPI-3.1 4.1.13: derived types come back as new handles the program frees.
   for (std::size_t i = 0; i < t.types.size(); ++i) {
     const MPI_Datatype component = t.types[i];
-    array_of_datatypes[i] = component->predefined ? component : clone(*component);
+    datatypes[i] = component->predefined ? component : clone(*component);
   }
+}
+
+int Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                      int array_of_integers[], MPI_Aint array_of_addresses[],
+                      MPI_Datatype array_of_datatypes[]) {
+  const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype, false);
+  refuse_large(t, "MPI_Type_get_contents");
+  copy_contents(t, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
+                array_of_addresses, nullptr, array_of_datatypes);
+  return MPI_SUCCESS;
+}
+
+int Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                        MPI_Count max_large_counts, MPI_Count max_datatypes,
+                        int array_of_integers[], MPI_Aint array_of_addresses[],
+                        MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) {
+  copy_contents(rmpl::mpi::datatype(datatype, false), max_integers, max_addresses, max_large_counts,
+                max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts,
+                array_of_datatypes);
   return MPI_SUCCESS;
 }
 
@@ -1221,7 +1365,9 @@ namespace rmpl::mpi {
 void for_each_piece(const rmpl_mpi_datatype& t, const std::function<void(const piece&)>& visit) {
   const auto& n = t.integers;
   const auto& a = t.addresses;
-  auto at = [](const std::vector<int>& v, int i) { return v.at(static_cast<std::size_t>(i)); };
+  auto at = [](const std::vector<MPI_Count>& v, MPI_Count i) {
+    return v.at(static_cast<std::size_t>(i));
+  };
   const rmpl_mpi_datatype* old = t.types.empty() ? nullptr : t.types[0];
   switch (t.combiner) {
     case MPI_COMBINER_DUP:
@@ -1232,41 +1378,42 @@ void for_each_piece(const rmpl_mpi_datatype& t, const std::function<void(const p
       visit(piece{0, n.at(0), old});
       return;
     case MPI_COMBINER_VECTOR:
-      for (int i = 0; i < n.at(0); ++i)
-        visit(piece{i * MPI_Aint{n.at(2)} * old->extent, n.at(1), old});
+      for (MPI_Count i = 0; i < n.at(0); ++i) visit(piece{i * n.at(2) * old->extent, n.at(1), old});
       return;
     case MPI_COMBINER_HVECTOR:
-      for (int i = 0; i < n.at(0); ++i) visit(piece{i * a.at(0), n.at(1), old});
+      for (MPI_Count i = 0; i < n.at(0); ++i) visit(piece{i * a.at(0), n.at(1), old});
       return;
     case MPI_COMBINER_INDEXED:
-      for (int i = 0; i < n.at(0); ++i) {
+      for (MPI_Count i = 0; i < n.at(0); ++i) {
         visit(piece{at(n, 1 + n[0] + i) * old->extent, at(n, 1 + i), old});
       }
       return;
     case MPI_COMBINER_HINDEXED:
-      for (int i = 0; i < n.at(0); ++i)
+      for (MPI_Count i = 0; i < n.at(0); ++i)
         visit(piece{a.at(static_cast<std::size_t>(i)), at(n, 1 + i), old});
       return;
     case MPI_COMBINER_INDEXED_BLOCK:
-      for (int i = 0; i < n.at(0); ++i) visit(piece{at(n, 2 + i) * old->extent, n.at(1), old});
+      for (MPI_Count i = 0; i < n.at(0); ++i)
+        visit(piece{at(n, 2 + i) * old->extent, n.at(1), old});
       return;
     case MPI_COMBINER_HINDEXED_BLOCK:
-      for (int i = 0; i < n.at(0); ++i)
+      for (MPI_Count i = 0; i < n.at(0); ++i)
         visit(piece{a.at(static_cast<std::size_t>(i)), n.at(1), old});
       return;
     case MPI_COMBINER_STRUCT:
-      for (int i = 0; i < n.at(0); ++i) {
+      for (MPI_Count i = 0; i < n.at(0); ++i) {
         const auto k = static_cast<std::size_t>(i);
         visit(piece{a.at(k), at(n, 1 + i), t.types.at(k)});
       }
       return;
     case MPI_COMBINER_SUBARRAY: {
-      const int ndims = n.at(0);
+      const auto ndims = static_cast<int>(n.at(0));
       std::vector<ranges> indices(static_cast<std::size_t>(ndims));
       for (int d = 0; d < ndims; ++d) {
         add_range(indices[d], at(n, 1 + 2 * ndims + d), at(n, 1 + ndims + d));
       }
-      grid{ndims, &n[1], at(n, 1 + 3 * ndims), std::move(indices), *old}.for_each_piece(visit);
+      grid{ndims, &n[1], static_cast<int>(at(n, 1 + 3 * ndims)), std::move(indices), *old}
+          .for_each_piece(visit);
       return;
     }
     case MPI_COMBINER_DARRAY:

@@ -23,7 +23,7 @@ struct piece {
 void for_each_piece(const rmpl_mpi_datatype& t, const std::function<void(const piece&)>& visit);
 
 /// Bytes of data in `count` elements of `t` (count * t.size); MPI_ERR_COUNT if that overflows.
-std::size_t data_bytes(const rmpl_mpi_datatype& t, int count);
+std::size_t data_bytes(const rmpl_mpi_datatype& t, MPI_Count count);
 
 /// Where `count` elements of a contiguous type at `buf` begin (buf + t.true_lb).
 inline const void* data_start(const void* buf, const rmpl_mpi_datatype& t) noexcept {
@@ -34,10 +34,10 @@ inline void* data_start(void* buf, const rmpl_mpi_datatype& t) noexcept {
 }
 
 /// Copies the data of `count` elements at `buf` to `out` (data_bytes(t, count) bytes), packed.
-void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out);
+void pack(const void* buf, MPI_Count count, const rmpl_mpi_datatype& t, std::byte* out);
 /// Copies `bytes` packed bytes (at most data_bytes(t, count)) from `in` into the elements at `buf`:
 /// whole elements, then the part of the next one that `bytes` covers.
-void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
+void unpack(const std::byte* in, std::size_t bytes, void* buf, MPI_Count count,
             const rmpl_mpi_datatype& t);
 
 /// The data of `count` elements of `t` at `buf` as (address, length) segments in type-map order,
@@ -45,7 +45,7 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
 /// there is no data, or when more than `eager_max` bytes (a rendezvous) would come in segments too
 /// short on average (under RMPL_SEGMENT_MIN bytes, 4096 by default): then packing costs less than
 /// process_vm_readv's work per segment.
-core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t,
+core::segment_list segments_of(const void* buf, MPI_Count count, const rmpl_mpi_datatype& t,
                                std::size_t eager_max);
 /// RMPL_SEGMENT_MIN, read once (MPI_Init reads it, so that a bad value stops the start).
 std::uint64_t segment_min();

@@ -36,25 +36,25 @@ MPI_Count per_element(const rmpl_mpi_datatype& t) {
       return n.at(0) * old(0);
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
-      return MPI_Count{n.at(0)} * n.at(1) * old(0);
+      return n.at(0) * n.at(1) * old(0);
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
-      for (int i = 0; i < n.at(0); ++i) sum += n.at(1 + static_cast<std::size_t>(i));
+      for (MPI_Count i = 0; i < n.at(0); ++i) sum += n.at(static_cast<std::size_t>(1 + i));
       return sum * old(0);
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK:
-      return MPI_Count{n.at(0)} * n.at(1) * old(0);
+      return n.at(0) * n.at(1) * old(0);
     case MPI_COMBINER_STRUCT:
-      for (int i = 0; i < n.at(0); ++i) {
-        sum += MPI_Count{n.at(1 + static_cast<std::size_t>(i))} * old(static_cast<std::size_t>(i));
+      for (MPI_Count i = 0; i < n.at(0); ++i) {
+        sum += n.at(static_cast<std::size_t>(1 + i)) * old(static_cast<std::size_t>(i));
       }
       return sum;
     case MPI_COMBINER_DARRAY:  // this process's part of the array: whole elements of the old type
       return t.types.at(0)->size > 0 ? t.size / t.types.at(0)->size * old(0) : 0;
     case MPI_COMBINER_SUBARRAY: {
       MPI_Count product = 1;
-      const int dims = n.at(0);
-      for (int i = 0; i < dims; ++i) product *= n.at(1 + static_cast<std::size_t>(dims + i));
+      const MPI_Count dims = n.at(0);
+      for (MPI_Count i = 0; i < dims; ++i) product *= n.at(static_cast<std::size_t>(1 + dims + i));
       return product * old(0);
     }
     default:

@@ -122,7 +122,7 @@ void external32(const char* datarep) {
   }
 }
 
-MPI_Aint external_bytes(const layout& l, int count) {
+MPI_Aint external_bytes(const layout& l, MPI_Count count) {
   MPI_Aint bytes = 0;
   if (__builtin_mul_overflow(static_cast<MPI_Aint>(count), l.external, &bytes)) {
     fail(MPI_ERR_COUNT, "{} elements of {} external32 bytes overflow MPI_Aint", count, l.external);
@@ -241,8 +241,9 @@ using namespace rmpl::mpi;
 namespace rmpl::mpi::impl {
 namespace {
 
-int Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
-                  void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+template <class Count>
+int Pack_external(const char datarep[], const void* inbuf, Count incount, MPI_Datatype datatype,
+                  void* outbuf, extent_of<Count> outsize, extent_of<Count>* position) {
   external32(datarep);
   rmpl::mpi::count(incount, "incount");
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
@@ -260,7 +261,7 @@ int Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Data
   auto* out = static_cast<std::byte*>(outbuf) + *position;
   const auto* element = static_cast<const std::byte*>(inbuf);
   MPI_Count value = 0;
-  for (int i = 0; i < incount; ++i, element += t.extent) {
+  for (Count i = 0; i < incount; ++i, element += t.extent) {
     for (const auto& [offset, f] : l.values) {
       for (const component& c : *f) {
         pack_value(c, element + offset + c.offset, out, value++);
@@ -272,8 +273,10 @@ int Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Data
   return MPI_SUCCESS;
 }
 
-int Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
-                    void* outbuf, int outcount, MPI_Datatype datatype) {
+template <class Count>
+int Unpack_external(const char datarep[], const void* inbuf, extent_of<Count> insize,
+                    extent_of<Count>* position, void* outbuf, Count outcount,
+                    MPI_Datatype datatype) {
   external32(datarep);
   rmpl::mpi::count(outcount, "outcount");
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
@@ -290,7 +293,7 @@ int Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MP
   if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
   const auto* in = static_cast<const std::byte*>(inbuf) + *position;
   auto* element = static_cast<std::byte*>(outbuf);
-  for (int i = 0; i < outcount; ++i, element += t.extent) {
+  for (Count i = 0; i < outcount; ++i, element += t.extent) {
     for (const auto& [offset, f] : l.values) {
       for (const component& c : *f) {
         unpack_value(c, in, element + offset + c.offset);
@@ -302,7 +305,9 @@ int Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MP
   return MPI_SUCCESS;
 }
 
-int Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+template <class Count>
+int Pack_external_size(const char datarep[], Count incount, MPI_Datatype datatype,
+                       extent_of<Count>* size) {
   external32(datarep);
   rmpl::mpi::count(incount, "incount");
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);

@@ -33,8 +33,8 @@ MPI_Datatype made_for(int combiner, int p, int r, MPI_Datatype base) {
     *t = *base;
     t->attributes.clear();
     t->combiner = combiner;
-    t->integers =
-        combiner == MPI_COMBINER_F90_INTEGER ? std::vector<int>{r} : std::vector<int>{p, r};
+    t->integers = combiner == MPI_COMBINER_F90_INTEGER ? std::vector<MPI_Count>{r}
+                                                       : std::vector<MPI_Count>{p, r};
     t->predefined = true;
     t->selected_from = base;
     it->second = t;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "api/runtime.hpp"
 #include "mpi/call.hpp"
@@ -26,7 +28,21 @@ pool<rmpl_mpi_info>& infos() {
   return p;
 }
 
-/// Fills MPI_INFO_ENV the first time it is read while MPI runs.
+/// What MPI_INFO_ENV holds (MPI-4.1 11.2.4) for the command line `words` (the command first):
+/// "command", "argv" (the arguments joined by blanks) and, once MPI runs, "maxprocs" (before
+/// MPI_Init the job's size is not known, and the standard lets any key be left out).
+void environment_entries(const std::vector<std::string>& words,
+                         std::vector<std::pair<std::string, std::string>>& entries) {
+  if (!words.empty() && !words[0].empty()) entries.emplace_back("command", words[0]);
+  std::string arguments;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    arguments += (i > 1 ? " " : "") + words[i];
+  }
+  if (!arguments.empty()) entries.emplace_back("argv", arguments);
+  if (api::initialized()) entries.emplace_back("maxprocs", std::to_string(api::kernel().size()));
+}
+
+/// Fills MPI_INFO_ENV the first time it is read while MPI runs, from this process's command line.
 void fill_environment() {
   static bool filled = false;
   if (filled || !api::initialized()) return;
@@ -34,20 +50,12 @@ void fill_environment() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string line{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   // The arguments, each ended by a null character: the first is the command.
-  std::string command, argv;
+  std::vector<std::string> words;
   for (std::size_t start = 0, end; start < line.size(); start = end + 1) {
     end = std::min(line.find('\0', start), line.size());
-    const std::string word = line.substr(start, end - start);
-    if (start == 0) {
-      command = word;
-    } else {
-      argv += (argv.empty() ? "" : " ") + word;
-    }
+    words.push_back(line.substr(start, end - start));
   }
-  auto& entries = rmpl_mpi_info_env.entries;
-  if (!command.empty()) entries.emplace_back("command", command);
-  if (!argv.empty()) entries.emplace_back("argv", argv);
-  entries.emplace_back("maxprocs", std::to_string(api::kernel().size()));
+  environment_entries(words, rmpl_mpi_info_env.entries);
 }
 
 /// A live Info object; MPI_INFO_ENV is filled before it is read.
@@ -109,20 +117,11 @@ int Info_create_env(int argc, char* argv[], MPI_Info* info) {
   if (info == nullptr) fail(MPI_ERR_ARG, "the info handle pointer is null");
   if (argc < 0) fail(MPI_ERR_ARG, "argc {} is negative", argc);
   if (argc > 0 && argv == nullptr) fail(MPI_ERR_ARG, "argv is null with argc {}", argc);
+  // What MPI_INFO_ENV holds, from the arguments given.
+  std::vector<std::string> words;
+  for (int i = 0; i < argc && argv[i] != nullptr; ++i) words.emplace_back(argv[i]);
   MPI_Info made = make_info();
-  auto& entries = made->entries;
-  // What MPI_INFO_ENV holds, from the arguments given (before MPI_Init the job's size is not
-  // known yet, and "maxprocs" is left out, as the standard allows for any key).
-  if (argc > 0 && argv[0] != nullptr) entries.emplace_back("command", argv[0]);
-  std::string words;
-  for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
-    if (i > 1) words += ' ';
-    words += argv[i];
-  }
-  if (!words.empty()) entries.emplace_back("argv", words);
-  if (rmpl::api::initialized()) {
-    entries.emplace_back("maxprocs", std::to_string(rmpl::api::kernel().size()));
-  }
+  environment_entries(words, made->entries);
   *info = made;
   return MPI_SUCCESS;
 }

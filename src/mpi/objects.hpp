@@ -157,9 +157,13 @@ struct rmpl_mpi_datatype {
   int references = 0;
   /// What MPI_Type_get_envelope / get_contents report.
   int combiner = MPI_COMBINER_NAMED;
-  std::vector<int> integers;
+  /// The constructor's integer arguments, widened: a type made by a large-count constructor
+  /// (MPI_Type_vector_c..., `large`) keeps them in the layout of its int twin, and
+  /// MPI_Type_get_contents_c splits them into integers and large counts as the standard says.
+  std::vector<MPI_Count> integers;
   std::vector<MPI_Aint> addresses;
   std::vector<MPI_Datatype> types;
+  bool large = false;
   /// A type of MPI_Type_create_f90_* (f90_types.cpp): the predefined type it is a copy of, which
   /// the operators apply to (its contents name no type).
   const rmpl_mpi_datatype* selected_from = nullptr;
@@ -172,7 +176,8 @@ struct rmpl_mpi_op {
   bool predefined = false;
   rmpl::detail::builtin_op builtin = rmpl::detail::builtin_op::none;
   bool commutative = true;
-  MPI_User_function* function = nullptr;  ///< user operators
+  MPI_User_function* function = nullptr;          ///< user operators (MPI_Op_create)
+  MPI_User_function_c* large_function = nullptr;  ///< ... and MPI_Op_create_c's
   /// MPI_REPLACE and MPI_NO_OP (one-sided only; rejected by the collectives).
   bool one_sided_only = false;
 };

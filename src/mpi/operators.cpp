@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "coll/combine.hpp"
@@ -287,13 +288,26 @@ detail::reduction complex_product() {
   return r;
 }
 
-/// Calls `function` on `count` elements of `type`, at most INT_MAX at a time (its count is int).
-void call_user(MPI_User_function* function, MPI_Datatype type, std::byte* in, std::byte* inout,
+/// A user operator's function: MPI_Op_create's (an int count) or MPI_Op_create_c's (MPI_Count).
+struct user_function {
+  MPI_User_function* plain;
+  MPI_User_function_c* large;
+};
+
+/// Calls `function` on `count` elements of `type`: at once with an MPI_Count, at most INT_MAX at
+/// a time with an int.
+void call_user(user_function function, MPI_Datatype type, std::byte* in, std::byte* inout,
                std::size_t count, MPI_Aint stride) {
+  if (function.large != nullptr) {
+    MPI_Count len = static_cast<MPI_Count>(count);
+    MPI_Datatype handle = type;
+    if (count > 0) function.large(in, inout, &len, &handle);
+    return;
+  }
   while (count > 0) {
     int len = count > static_cast<std::size_t>(INT_MAX) ? INT_MAX : static_cast<int>(count);
     MPI_Datatype handle = type;
-    function(in, inout, &len, &handle);
+    function.plain(in, inout, &len, &handle);
     count -= static_cast<std::size_t>(len);
     in += static_cast<std::ptrdiff_t>(len) * stride;
     inout += static_cast<std::ptrdiff_t>(len) * stride;
@@ -307,7 +321,7 @@ detail::reduction user_reduction(const rmpl_mpi_op& o, MPI_Datatype handle) {
   r.commutative = o.commutative;
   // A type without data reduces nothing; the kernel still wants a non-zero element size.
   r.element = t.size > 0 ? static_cast<std::size_t>(t.size) : 1;
-  MPI_User_function* function = o.function;
+  const user_function function{o.function, o.large_function};
   if (t.contiguous) {
     // The packed elements are the elements themselves; the function expects each element's
     // start, true_lb before its data.
@@ -331,7 +345,7 @@ detail::reduction user_reduction(const rmpl_mpi_op& o, MPI_Datatype handle) {
   r.user = [function, handle, layout](const void* in, void* inout, std::size_t count) {
     if (count == 0) return;
     const rmpl_mpi_datatype& type = *layout;
-    const auto n = static_cast<int>(count);  // the collective's count was an int
+    const auto n = static_cast<MPI_Count>(count);
     const std::size_t bytes = count * static_cast<std::size_t>(type.size);
     // Room for `count` elements from their first to their last byte of data.
     const MPI_Aint before = type.true_lb < 0 ? -type.true_lb : 0;
@@ -359,7 +373,9 @@ reduction_plan compute_plan(const rmpl_mpi_op& o, const rmpl_mpi_datatype& t, MP
   }
   reduction_plan plan;
   if (o.builtin == builtin_op::none) {
-    if (o.function == nullptr) fail(MPI_ERR_OP, "{} has no function", name_of(o));
+    if (o.function == nullptr && o.large_function == nullptr) {
+      fail(MPI_ERR_OP, "{} has no function", name_of(o));
+    }
     plan.kernel = user_reduction(o, type);
     return plan;
   }
@@ -483,14 +499,26 @@ using namespace rmpl::mpi;
 namespace rmpl::mpi::impl {
 namespace {
 
-int Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+/// MPI_Op_create and MPI_Op_create_c: the function's count is an int or an MPI_Count.
+template <class Function>
+int make_op(Function* user_fn, int commute, MPI_Op* op) {
   if (user_fn == nullptr) fail(MPI_ERR_ARG, "the user function is null");
   if (op == nullptr) fail(MPI_ERR_ARG, "the operator handle's address is null");
   rmpl_mpi_op* o = operators().make();
-  o->function = user_fn;
+  if constexpr (std::is_same_v<Function, MPI_User_function_c>) {
+    o->large_function = user_fn;
+  } else {
+    o->function = user_fn;
+  }
   o->commutative = commute != 0;
   *op = o;
   return MPI_SUCCESS;
+}
+int Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return make_op(user_fn, commute, op);
+}
+int Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  return make_op(user_fn, commute, op);
 }
 
 int Op_free(MPI_Op* handle) {

@@ -12,24 +12,24 @@
 
 namespace rmpl::mpi {
 
-std::size_t data_bytes(const rmpl_mpi_datatype& t, int count) {
+std::size_t data_bytes(const rmpl_mpi_datatype& t, MPI_Count count) {
   if (count < 0) fail(MPI_ERR_COUNT, "count {} is negative", count);
   MPI_Count bytes = 0;
-  if (__builtin_mul_overflow(static_cast<MPI_Count>(count), t.size, &bytes) ||
+  if (__builtin_mul_overflow(count, t.size, &bytes) ||
       static_cast<unsigned long long>(bytes) > std::numeric_limits<std::size_t>::max() / 2) {
     fail(MPI_ERR_COUNT, "{} elements of {} bytes do not fit in memory", count, t.size);
   }
   return static_cast<std::size_t>(bytes);
 }
 
-void pack(const void* buf, int count, const rmpl_mpi_datatype& t, std::byte* out) {
+void pack(const void* buf, MPI_Count count, const rmpl_mpi_datatype& t, std::byte* out) {
   if (count <= 0 || t.size == 0) return;
   if (t.contiguous) {
     std::memcpy(out, data_start(buf, t), static_cast<std::size_t>(count) * t.size);
     return;
   }
   const auto* element = static_cast<const std::byte*>(buf);
-  for (int i = 0; i < count; ++i, element += t.extent) {
+  for (MPI_Count i = 0; i < count; ++i, element += t.extent) {
     const std::byte* at = element;
     for (MPI_Count r = 0; r < t.repeats; ++r, at += t.repeat_stride) {
       for (const block& b : t.blocks) {
@@ -45,7 +45,7 @@ std::uint64_t segment_min() {
   return bytes;
 }
 
-core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_datatype& t,
+core::segment_list segments_of(const void* buf, MPI_Count count, const rmpl_mpi_datatype& t,
                                std::size_t eager_max) {
   // process_vm_readv pins the pages of each remote segment separately, so a rendezvous pays per
   // segment: measured (bench/mpi/noncontig.c, 16 MiB vectors between 2 ranks, loaded machine),
@@ -54,14 +54,19 @@ core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_dataty
   const std::uint64_t min_average = segment_min();
   core::segment_list out;
   if (count <= 0 || t.size == 0 || t.blocks.empty()) return out;
-  const std::size_t most =
-      static_cast<std::size_t>(count) * t.blocks.size() * static_cast<std::size_t>(t.repeats);
+  // (data_bytes() has checked count * t.size; the number of segments can still overflow.)
+  std::size_t most = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(count), t.blocks.size(), &most) ||
+      __builtin_mul_overflow(most, static_cast<std::size_t>(t.repeats), &most) ||
+      most > std::numeric_limits<std::size_t>::max() / sizeof(iovec)) {
+    return out;
+  }
   const auto bytes = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(t.size);
   if (bytes > eager_max && bytes / most < min_average) return out;
   out.entries = std::make_unique<iovec[]>(most);
   iovec* last = nullptr;
   const auto* element = static_cast<const std::byte*>(buf);
-  for (int i = 0; i < count; ++i, element += t.extent) {
+  for (MPI_Count i = 0; i < count; ++i, element += t.extent) {
     const std::byte* repeat = element;
     for (MPI_Count r = 0; r < t.repeats; ++r, repeat += t.repeat_stride) {
       for (const block& b : t.blocks) {
@@ -79,7 +84,7 @@ core::segment_list segments_of(const void* buf, int count, const rmpl_mpi_dataty
   return out;
 }
 
-void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
+void unpack(const std::byte* in, std::size_t bytes, void* buf, MPI_Count count,
             const rmpl_mpi_datatype& t) {
   if (count <= 0 || t.size == 0 || bytes == 0) return;
   const std::size_t whole = static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
@@ -89,7 +94,7 @@ void unpack(const std::byte* in, std::size_t bytes, void* buf, int count,
     return;
   }
   auto* element = static_cast<std::byte*>(buf);
-  for (int i = 0; i < count && bytes > 0; ++i, element += t.extent) {
+  for (MPI_Count i = 0; i < count && bytes > 0; ++i, element += t.extent) {
     std::byte* at = element;
     for (MPI_Count r = 0; r < t.repeats; ++r, at += t.repeat_stride) {
       for (const block& b : t.blocks) {
@@ -110,8 +115,11 @@ using namespace rmpl::mpi;
 namespace rmpl::mpi::impl {
 namespace {
 
-int Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
-         int* position, MPI_Comm comm) {
+// The positions and sizes are ints in MPI_X, MPI_Count in MPI_X_c (as the counts).
+
+template <class Count>
+int Pack(const void* inbuf, Count incount, MPI_Datatype datatype, void* outbuf, Count outsize,
+         Count* position, MPI_Comm comm) {
   rmpl::mpi::comm(comm);
   rmpl::mpi::count(incount, "incount");
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
@@ -127,11 +135,12 @@ int Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, in
   }
   if (bytes > 0 && outbuf == nullptr) fail(MPI_ERR_BUFFER, "outbuf is null");
   pack(inbuf, incount, t, static_cast<std::byte*>(outbuf) + *position);
-  *position += static_cast<int>(bytes);
+  *position += static_cast<Count>(bytes);  // at most outsize - *position
   return MPI_SUCCESS;
 }
 
-int Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+template <class Count>
+int Unpack(const void* inbuf, Count insize, Count* position, void* outbuf, Count outcount,
            MPI_Datatype datatype, MPI_Comm comm) {
   rmpl::mpi::comm(comm);
   rmpl::mpi::count(outcount, "outcount");
@@ -148,21 +157,24 @@ int Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outco
   }
   if (bytes > 0 && inbuf == nullptr) fail(MPI_ERR_BUFFER, "inbuf is null");
   unpack(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf, outcount, t);
-  *position += static_cast<int>(bytes);
+  *position += static_cast<Count>(bytes);  // at most insize - *position
   return MPI_SUCCESS;
 }
 
-int Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+template <class Count>
+int Pack_size(Count incount, MPI_Datatype datatype, MPI_Comm comm, Count* size) {
   rmpl::mpi::comm(comm);
   rmpl::mpi::count(incount, "incount");
   const rmpl_mpi_datatype& t = rmpl::mpi::datatype(datatype);
   if (size == nullptr) fail(MPI_ERR_ARG, "size is a null pointer");
   const std::size_t bytes = data_bytes(t, incount);
-  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    fail(MPI_ERR_COUNT, "{} elements of {} bytes of data ({} bytes) do not fit in an int", incount,
-         t.size, bytes);
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<Count>::max())) {
+    fail(MPI_ERR_COUNT,
+         "{} elements of {} bytes of data ({} bytes) do not fit in an int: MPI_Pack_size_c "
+         "gives it",
+         incount, t.size, bytes);
   }
-  *size = static_cast<int>(bytes);
+  *size = static_cast<Count>(bytes);
   return MPI_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 // buffered sends (the kernel copies those anyway), and for a rendezvous whose segments are too
 // short to pay (RMPL_SEGMENT_MIN, pack.cpp).
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "api/communicator.hpp"
@@ -38,7 +39,7 @@ struct outgoing {
   core::segment_list segments;
 };
 
-outgoing outgoing_of(const void* buf, int n, MPI_Datatype type, send_mode mode) {
+outgoing outgoing_of(const void* buf, MPI_Count n, MPI_Datatype type, send_mode mode) {
   const rmpl_mpi_datatype& t = datatype(type);
   count(n);
   buffer(buf, n, t);
@@ -55,6 +56,19 @@ outgoing outgoing_of(const void* buf, int n, MPI_Datatype type, send_mode mode) 
   return {staging.get(), bytes, std::move(staging), {}};
 }
 
+/// What MPI_Sendrecv_replace and MPI_Isendrecv_replace send: a packed copy of the `n` elements
+/// of `type` at `buf`, taken first because the incoming message lands in the same buffer.
+outgoing packed_copy(const void* buf, MPI_Count n, MPI_Datatype type) {
+  const rmpl_mpi_datatype& t = datatype(type);
+  count(n);
+  buffer(buf, n, t);
+  const std::size_t bytes = data_bytes(t, n);
+  auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  pack(buf, n, t, copy.get());
+  const std::byte* data = copy.get();
+  return {data, bytes, std::move(copy), {}};
+}
+
 /// Where a receive puts the message: the program's buffer, its segments (`segments.count` > 0,
 /// `data` null), or a staging copy unpacked afterwards.
 struct incoming {
@@ -64,7 +78,7 @@ struct incoming {
   core::segment_list segments;
   const rmpl_mpi_datatype* type;
   void* user;
-  int count;
+  MPI_Count count;
   /// A nonblocking receive's own copy of a derived type's layout: the program may free the type
   /// before the receive completes (MPI allows it).
   std::unique_ptr<rmpl_mpi_datatype> kept;
@@ -75,7 +89,7 @@ struct incoming {
   }
 };
 
-incoming incoming_of(void* buf, int n, MPI_Datatype type) {
+incoming incoming_of(void* buf, MPI_Count n, MPI_Datatype type) {
   const rmpl_mpi_datatype& t = datatype(type);
   count(n);
   buffer(buf, n, t);
@@ -147,21 +161,28 @@ rmpl::status exchange_with(const rmpl_mpi_comm& c, outgoing& out, int dest, int 
 
 /// Whether `n` elements of the committed datatype `t` at `buf` go to the kernel as they are (the
 /// common case, checked first so that it costs a few compares). `t.plain` (set by commit():
-/// contiguous, at most 2^32 bytes an element) keeps n * size (n < 2^31) below 2^63.
-inline bool plain(const void* buf, int n, const rmpl_mpi_datatype& t) noexcept {
+/// contiguous, at most 2^32 bytes an element) keeps n * size (n < 2^31) below 2^63; a larger
+/// count (MPI_X_c) takes the general path, whose data_bytes() checks the product.
+template <class Count>
+inline bool plain(const void* buf, Count n, const rmpl_mpi_datatype& t) noexcept {
+  if constexpr (large_count<Count>) {
+    if (n > INT32_MAX) return false;
+  }
   return t.plain && n >= 0 && (buf != nullptr || n == 0);
 }
 
 /// Whether `type` is a live committed datatype whose `n` elements at `buf` go to the kernel as they
 /// are: the handle test of datatype() and plain(), inline and without a throw.
-inline bool plain_type(const void* buf, int n, MPI_Datatype type) noexcept {
+template <class Count>
+inline bool plain_type(const void* buf, Count n, MPI_Datatype type) noexcept {
   return fast_live_object(type, magic::datatype) && plain(buf, n, *type);
 }
 
 /// The kernel's communicator of `c` when `c` is live and `n` elements of `type` at `buf` go to
 /// the kernel as they are: the fast paths' test at a glance (comm()'s and plain_type()). Null
 /// otherwise: the general path then runs the checks in turn and reports the first that fails.
-inline const core::communicator* fast_comm(const void* buf, int n, MPI_Datatype type,
+template <class Count>
+inline const core::communicator* fast_comm(const void* buf, Count n, MPI_Datatype type,
                                            MPI_Comm c) noexcept {
   if (fast_live_object(c, magic::comm) && plain_type(buf, n, type)) [[likely]] {
     return &c->impl->kernel;
@@ -175,14 +196,15 @@ inline bool rank_of(const core::communicator& k, int peer) noexcept {
 }
 
 /// The bytes of `n` elements of `type` (plain_type() holds: no overflow).
-inline std::size_t plain_bytes(int n, MPI_Datatype type) noexcept {
+template <class Count>
+inline std::size_t plain_bytes(Count n, MPI_Datatype type) noexcept {
   return static_cast<std::size_t>(n) * static_cast<std::size_t>(type->size);
 }
 
 /// Every blocking send but the fast one: the checks in turn, then the kernel's send (in place or
 /// from a packed copy). Out of line, so that the fast path's frame stays small.
-[[gnu::noinline]] void blocking_send(const void* buf, int n, MPI_Datatype type, int dest, int tag,
-                                     MPI_Comm c, send_mode mode) {
+[[gnu::noinline]] void blocking_send(const void* buf, MPI_Count n, MPI_Datatype type, int dest,
+                                     int tag, MPI_Comm c, send_mode mode) {
   const rmpl_mpi_comm& target = comm(c);
   const rmpl_mpi_datatype& t = datatype(type);
   const core::communicator& k = target.impl->kernel;
@@ -202,7 +224,7 @@ inline std::size_t plain_bytes(int n, MPI_Datatype type) noexcept {
 
 /// Every blocking receive but the fast one (MPI_Recv tried that when `source` is a rank of the
 /// communicator): the checks in turn, then the kernel's receive (in place or into a staging copy).
-[[gnu::noinline]] void blocking_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
+[[gnu::noinline]] void blocking_recv(void* buf, MPI_Count n, MPI_Datatype type, int source, int tag,
                                      MPI_Comm c, MPI_Status* status) {
   const rmpl_mpi_comm& target = comm(c);
   const rmpl_mpi_datatype& t = datatype(type);
@@ -230,9 +252,10 @@ inline std::size_t plain_bytes(int n, MPI_Datatype type) noexcept {
 
 /// MPI_Sendrecv but its fast path: the checks in turn, then the kernel's exchange (from and into
 /// the buffers in place, or a packed copy and a staging copy).
-[[gnu::noinline]] void exchange(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                                int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                int source, int recvtag, MPI_Comm c, MPI_Status* status) {
+[[gnu::noinline]] void exchange(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, int source, int recvtag, MPI_Comm c,
+                                MPI_Status* status) {
   const rmpl_mpi_comm& target = comm(c);
   outgoing out = outgoing_of(sendbuf, sendcount, sendtype, send_mode::standard);
   incoming in = incoming_of(recvbuf, recvcount, recvtype);
@@ -241,7 +264,8 @@ inline std::size_t plain_bytes(int n, MPI_Datatype type) noexcept {
   to_mpi(s, status);
 }
 
-MPI_Request start_send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+MPI_Request start_send(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                        send_mode mode) {
   if (const core::communicator* k = fast_comm(buf, n, type, c); k && rank_of(*k, dest)) {
     // In place, straight to the kernel (detail::isend after its checks of `dest`, done here).
@@ -262,7 +286,8 @@ MPI_Request start_send(const void* buf, int n, MPI_Datatype type, int dest, int 
   return r;
 }
 
-MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
+template <class Count>
+MPI_Request start_recv(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
   if (const core::communicator* k = fast_comm(buf, n, type, c);
       k && (source == MPI_ANY_SOURCE || rank_of(*k, source))) {
     // In place, straight to the kernel (detail::irecv after its checks of `source`, done here).
@@ -292,7 +317,8 @@ MPI_Request start_recv(void* buf, int n, MPI_Datatype type, int source, int tag,
 /// A persistent send or receive: MPI_Start runs `start_send`/`start_recv` with the same
 /// arguments (the datatype a copy of the program's, which may be freed meanwhile), and the
 /// request takes over the new kernel request and its staging.
-MPI_Request send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+MPI_Request send_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                       send_mode mode) {
   comm(c);
   std::shared_ptr<rmpl_mpi_datatype> kept = keep_type(datatype(type));
@@ -302,7 +328,8 @@ MPI_Request send_init(const void* buf, int n, MPI_Datatype type, int dest, int t
   });
 }
 
-MPI_Request recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
+template <class Count>
+MPI_Request recv_init(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c) {
   comm(c);
   std::shared_ptr<rmpl_mpi_datatype> kept = keep_type(datatype(type));
   count(n);
@@ -319,9 +346,10 @@ void check_request_out(MPI_Request* request) {
 /// request whose kernel request is a pair of them (core/request_pair.hpp) and whose status is the
 /// receive's. `keep` (MPI_Isendrecv_replace's packed copy of the outgoing data) lives as long as
 /// the request.
-MPI_Request start_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                           int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                           int source, int recvtag, MPI_Comm c, std::unique_ptr<std::byte[]> keep) {
+MPI_Request start_sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int source, int recvtag, MPI_Comm c,
+                           std::unique_ptr<std::byte[]> keep) {
   // The send's arguments are checked before the receive is posted: a receive that found its
   // message at once could not be withdrawn when the send then failed.
   const rmpl_mpi_comm& target = comm(c);
@@ -400,7 +428,7 @@ rmpl_mpi_message* claim_message(MPI_Message* message) {
 }
 
 /// Copies a taken message into the program's buffer; the status of the receive.
-MPI_Status receive_message(rmpl_mpi_message& m, void* buf, int n, MPI_Datatype type) {
+MPI_Status receive_message(rmpl_mpi_message& m, void* buf, MPI_Count n, MPI_Datatype type) {
   MPI_Status s = m.status;
   if (&m == &rmpl_mpi_message_no_proc) {
     proc_null_status(&s);
@@ -439,15 +467,21 @@ class buffer_drain final : public core::activity {
 
 /// The attached buffer (MPI_Buffer_attach), returned by MPI_Buffer_detach.
 void* attached = nullptr;
-int attached_size = 0;
+MPI_Count attached_size = 0;
 
 /// MPI_Send and MPI_Rsend but their fast path: every check in turn, then the kernel's send (in
 /// place or from a packed copy). Out of line and on the original arguments (a tail call), so the
 /// fast path needs no frame of its own.
-template <send_mode mode>
-[[gnu::noinline]] int send_in_full(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+template <send_mode mode, class Count>
+constexpr const char* send_name() noexcept {
+  return mode == send_mode::ready ? binding_name<Count>("MPI_Rsend", "MPI_Rsend_c")
+                                  : binding_name<Count>("MPI_Send", "MPI_Send_c");
+}
+
+template <send_mode mode, class Count>
+[[gnu::noinline]] int send_in_full(const void* buf, Count n, MPI_Datatype type, int dest, int tag,
                                    MPI_Comm c) noexcept {
-  return call(c, mode == send_mode::ready ? "MPI_Rsend" : "MPI_Send", [&]() -> int {
+  return call(c, send_name<mode, Count>(), [&]() -> int {
     blocking_send(buf, n, type, dest, tag, c, mode);
     return MPI_SUCCESS;
   });
@@ -456,8 +490,8 @@ template <send_mode mode>
 /// MPI_Send and MPI_Rsend at their cheapest: contiguous data on a live communicator to one of its
 /// ranks goes straight to the kernel's send (which writes a small message inline into the ring at
 /// once). The checks are the inline ones of fast_comm(); anything less simple takes send_in_full().
-template <send_mode mode>
-inline int send_direct(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+template <send_mode mode, class Count>
+inline int send_direct(const void* buf, Count n, MPI_Datatype type, int dest, int tag,
                        MPI_Comm c) noexcept {
   core::engine* e = api::live_engine;
   const core::communicator* k = fast_comm(buf, n, type, c);
@@ -467,7 +501,7 @@ inline int send_direct(const void* buf, int n, MPI_Datatype type, int dest, int 
               mode);
       return MPI_SUCCESS;
     } catch (...) {
-      return raise_current(c, mode == send_mode::ready ? "MPI_Rsend" : "MPI_Send");
+      return raise_current(c, send_name<mode, Count>());
     }
   }
   return send_in_full<mode>(buf, n, type, dest, tag, c);
@@ -476,8 +510,8 @@ inline int send_direct(const void* buf, int n, MPI_Datatype type, int dest, int 
 /// MPI_Send from a thread that is not the main one below MULTIPLE: under MULTIPLE the same fast
 /// path holding the lock (the general path would cost twice its instructions), otherwise call()'s
 /// checks.
-template <send_mode mode>
-[[gnu::noinline]] int send_threaded(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+template <send_mode mode, class Count>
+[[gnu::noinline]] int send_threaded(const void* buf, Count n, MPI_Datatype type, int dest, int tag,
                                     MPI_Comm c) noexcept {
   if (!core::threads::locking.load(std::memory_order_relaxed)) {
     return send_in_full<mode>(buf, n, type, dest, tag, c);
@@ -486,8 +520,8 @@ template <send_mode mode>
   return send_direct<mode>(buf, n, type, dest, tag, c);
 }
 
-template <send_mode mode>
-inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int tag,
+template <send_mode mode, class Count>
+inline int send_fast(const void* buf, Count n, MPI_Datatype type, int dest, int tag,
                      MPI_Comm c) noexcept {
   // threads::fast: the main thread below MULTIPLE; any other goes locked or checked.
   if (core::threads::fast) [[likely]] {
@@ -497,16 +531,18 @@ inline int send_fast(const void* buf, int n, MPI_Datatype type, int dest, int ta
 }
 
 /// MPI_Recv but its fast path (out of line, so the fast path's frame stays small).
-[[gnu::noinline]] int recv_in_full(void* buf, int n, MPI_Datatype type, int source, int tag,
+template <class Count>
+[[gnu::noinline]] int recv_in_full(void* buf, Count n, MPI_Datatype type, int source, int tag,
                                    MPI_Comm c, MPI_Status* status) noexcept {
-  return call(c, "MPI_Recv", [&]() -> int {
+  return call(c, binding_name<Count>("MPI_Recv", "MPI_Recv_c"), [&]() -> int {
     blocking_recv(buf, n, type, source, tag, c, status);
     return MPI_SUCCESS;
   });
 }
 
 /// MPI_Recv's fast path, or the general one (recv_in_full).
-inline int recv_direct(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+template <class Count>
+inline int recv_direct(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c,
                        MPI_Status* status) noexcept {
   // Contiguous data from one rank of a live communicator goes straight to the kernel's receive
   // (which takes a small message that is the next cell of its ring at once).
@@ -524,14 +560,15 @@ inline int recv_direct(void* buf, int n, MPI_Datatype type, int source, int tag,
       }
       return MPI_SUCCESS;
     } catch (...) {
-      return raise_current(c, "MPI_Recv");
+      return raise_current(c, binding_name<Count>("MPI_Recv", "MPI_Recv_c"));
     }
   }
   return recv_in_full(buf, n, type, source, tag, c, status);
 }
 
 /// MPI_Recv from a thread that is not the main one below MULTIPLE (as send_threaded).
-[[gnu::noinline]] int recv_threaded(void* buf, int n, MPI_Datatype type, int source, int tag,
+template <class Count>
+[[gnu::noinline]] int recv_threaded(void* buf, Count n, MPI_Datatype type, int source, int tag,
                                     MPI_Comm c, MPI_Status* status) noexcept {
   if (!core::threads::locking.load(std::memory_order_relaxed)) {
     return recv_in_full(buf, n, type, source, tag, c, status);
@@ -560,24 +597,33 @@ using rmpl::send_mode;
 namespace rmpl::mpi::impl {
 namespace {
 
+// Every function with a count is a template over its binding's count type (call.hpp,
+// large_count): int for MPI_X, MPI_Count for MPI_X_c.
+
 // ---------------------------------------------------------------- blocking sends and receive
 
-int Send(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+template <class Count>
+int Send(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   return send_fast<send_mode::standard>(buf, n, type, dest, tag, c);
 }
-int Ssend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+template <class Count>
+int Ssend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   blocking_send(buf, n, type, dest, tag, c, send_mode::synchronous);
   return MPI_SUCCESS;
 }
-int Bsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+template <class Count>
+int Bsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   blocking_send(buf, n, type, dest, tag, c, send_mode::buffered);
   return MPI_SUCCESS;
 }
-int Rsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+template <class Count>
+int Rsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   return send_fast<send_mode::ready>(buf, n, type, dest, tag, c);
 }
 
-int Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c, MPI_Status* status) {
+template <class Count>
+int Recv(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+         MPI_Status* status) {
   if (core::threads::fast) [[likely]] {
     return recv_direct(buf, n, type, source, tag, c, status);
   }
@@ -586,31 +632,36 @@ int Recv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c, M
 
 // ---------------------------------------------------------------- nonblocking
 
-int Isend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Isend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
           MPI_Request* request) {
   check_request_out(request);
   *request = start_send(buf, n, type, dest, tag, c, send_mode::standard);
   return MPI_SUCCESS;
 }
-int Issend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Issend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
            MPI_Request* request) {
   check_request_out(request);
   *request = start_send(buf, n, type, dest, tag, c, send_mode::synchronous);
   return MPI_SUCCESS;
 }
-int Ibsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Ibsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
            MPI_Request* request) {
   check_request_out(request);
   *request = start_send(buf, n, type, dest, tag, c, send_mode::buffered);
   return MPI_SUCCESS;
 }
-int Irsend(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Irsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
            MPI_Request* request) {
   check_request_out(request);
   *request = start_send(buf, n, type, dest, tag, c, send_mode::ready);
   return MPI_SUCCESS;
 }
-int Irecv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+template <class Count>
+int Irecv(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c,
           MPI_Request* request) {
   check_request_out(request);
   *request = start_recv(buf, n, type, source, tag, c);
@@ -619,31 +670,36 @@ int Irecv(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
 
 // ---------------------------------------------------------------- persistent
 
-int Send_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Send_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
               MPI_Request* request) {
   check_request_out(request);
   *request = send_init(buf, n, type, dest, tag, c, send_mode::standard);
   return MPI_SUCCESS;
 }
-int Ssend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Ssend_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                MPI_Request* request) {
   check_request_out(request);
   *request = send_init(buf, n, type, dest, tag, c, send_mode::synchronous);
   return MPI_SUCCESS;
 }
-int Bsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Bsend_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                MPI_Request* request) {
   check_request_out(request);
   *request = send_init(buf, n, type, dest, tag, c, send_mode::buffered);
   return MPI_SUCCESS;
 }
-int Rsend_init(const void* buf, int n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+template <class Count>
+int Rsend_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                MPI_Request* request) {
   check_request_out(request);
   *request = send_init(buf, n, type, dest, tag, c, send_mode::ready);
   return MPI_SUCCESS;
 }
-int Recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm c,
+template <class Count>
+int Recv_init(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c,
               MPI_Request* request) {
   check_request_out(request);
   *request = recv_init(buf, n, type, source, tag, c);
@@ -652,8 +708,9 @@ int Recv_init(void* buf, int n, MPI_Datatype type, int source, int tag, MPI_Comm
 
 // ---------------------------------------------------------------- send and receive at once
 
-int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+template <class Count>
+int Sendrecv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
              MPI_Comm c, MPI_Status* status) {
   const core::communicator* k = fast_comm(sendbuf, sendcount, sendtype, c);
   if (k != nullptr && plain_type(recvbuf, recvcount, recvtype) && rank_of(*k, dest) &&
@@ -687,8 +744,9 @@ int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
   return MPI_SUCCESS;
 }
 
-int Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+template <class Count>
+int Isendrecv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+              void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm c, MPI_Request* request) {
   check_request_out(request);
   *request = start_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
@@ -696,34 +754,22 @@ int Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
   return MPI_SUCCESS;
 }
 
-int Isendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
+template <class Count>
+int Isendrecv_replace(void* buf, Count n, MPI_Datatype type, int dest, int sendtag, int source,
                       int recvtag, MPI_Comm c, MPI_Request* request) {
   check_request_out(request);
   comm(c);
-  const rmpl_mpi_datatype& t = datatype(type);
-  count(n);
-  buffer(buf, n, t);
-  // The outgoing data is copied first: the incoming message lands in the same buffer.
-  const std::size_t bytes = data_bytes(t, n);
-  auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
-  pack(buf, n, t, copy.get());
-  const std::byte* out = copy.get();
-  *request = start_sendrecv(out, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, n, type,
-                            source, recvtag, c, std::move(copy));
+  outgoing out = packed_copy(buf, n, type);
+  *request = start_sendrecv(out.data, static_cast<MPI_Count>(out.bytes), MPI_BYTE, dest, sendtag,
+                            buf, n, type, source, recvtag, c, std::move(out.staging));
   return MPI_SUCCESS;
 }
 
-int Sendrecv_replace(void* buf, int n, MPI_Datatype type, int dest, int sendtag, int source,
+template <class Count>
+int Sendrecv_replace(void* buf, Count n, MPI_Datatype type, int dest, int sendtag, int source,
                      int recvtag, MPI_Comm c, MPI_Status* status) {
   const rmpl_mpi_comm& target = comm(c);
-  const rmpl_mpi_datatype& t = datatype(type);
-  count(n);
-  buffer(buf, n, t);
-  // The outgoing data is copied first: the incoming message lands in the same buffer.
-  const std::size_t bytes = data_bytes(t, n);
-  auto copy = std::make_unique<std::byte[]>(bytes ? bytes : 1);
-  pack(buf, n, t, copy.get());
-  outgoing out{copy.get(), bytes, std::move(copy), {}};
+  outgoing out = packed_copy(buf, n, type);
   incoming in = incoming_of(buf, n, type);
   const rmpl::status s = exchange_with(target, out, dest, sendtag, in, source, recvtag);
   in.deliver(s.bytes);
@@ -778,13 +824,15 @@ int Improbe(int source, int tag, MPI_Comm c, int* flag, MPI_Message* message, MP
   return MPI_SUCCESS;
 }
 
-int Mrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+template <class Count>
+int Mrecv(void* buf, Count n, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
   rmpl_mpi_message* m = claim_message(message);
   store_status(receive_message(*m, buf, n, type), status);
   return MPI_SUCCESS;
 }
 
-int Imrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+template <class Count>
+int Imrecv(void* buf, Count n, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
   check_request_out(request);
   rmpl_mpi_message* m = claim_message(message);
   MPI_Comm c = m->comm;
@@ -795,7 +843,8 @@ int Imrecv(void* buf, int n, MPI_Datatype type, MPI_Message* message, MPI_Reques
 
 // ---------------------------------------------------------------- buffered-send buffer
 
-int Buffer_attach(void* buffer, int size) {
+template <class Count>
+int Buffer_attach(void* buffer, Count size) {
   rmpl::mpi::require_initialized();
   if (attached != nullptr) {
     fail(MPI_ERR_BUFFER, "a buffer of {} bytes is attached already (detach it first)",
@@ -810,14 +859,21 @@ int Buffer_attach(void* buffer, int size) {
   return MPI_SUCCESS;
 }
 
-int Buffer_detach(void* buffer_addr, int* size) {
+template <class Count>
+int Buffer_detach(void* buffer_addr, Count* size) {
   rmpl::mpi::require_initialized();
+  if (attached_size > std::numeric_limits<Count>::max()) {
+    fail(MPI_ERR_COUNT,
+         "the attached buffer has {} bytes, more than an int holds: detach it with "
+         "MPI_Buffer_detach_c",
+         attached_size);
+  }
   rmpl::core::engine& e = rmpl::api::kernel();
   // Returns once every buffered message has been delivered (MPI-3.1 3.6.1).
   e.wait_until([&] { return e.buffered_bytes() == 0; });
   e.attach_buffer(0);
   std::memcpy(buffer_addr, &attached, sizeof attached);
-  *size = attached_size;
+  *size = static_cast<Count>(attached_size);
   attached = nullptr;
   attached_size = 0;
   return MPI_SUCCESS;
@@ -842,15 +898,17 @@ int Buffer_iflush(MPI_Request* request) {
 
 // ---------------------------------------------------------------- statuses
 
-int Get_count(const MPI_Status* status, MPI_Datatype type, int* n) {
+template <class Count>
+int Get_count(const MPI_Status* status, MPI_Datatype type, Count* n) {
   if (status == nullptr) fail(MPI_ERR_ARG, "the status is null (MPI_STATUS_IGNORE?)");
   const rmpl_mpi_datatype& t = datatype(type, false);
   if (t.size == 0) {
     *n = status->rmpl_bytes == 0 ? 0 : MPI_UNDEFINED;
-  } else if (status->rmpl_bytes % t.size != 0 || status->rmpl_bytes / t.size > INT32_MAX) {
+  } else if (status->rmpl_bytes % t.size != 0 ||
+             status->rmpl_bytes / t.size > std::numeric_limits<Count>::max()) {
     *n = MPI_UNDEFINED;
   } else {
-    *n = static_cast<int>(status->rmpl_bytes / t.size);
+    *n = static_cast<Count>(status->rmpl_bytes / t.size);
   }
   return MPI_SUCCESS;
 }
@@ -862,13 +920,12 @@ int Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* n) {
   return MPI_SUCCESS;
 }
 
-int Get_elements(const MPI_Status* status, MPI_Datatype type, int* n) {
+template <class Count>
+int Get_elements(const MPI_Status* status, MPI_Datatype type, Count* n) {
   MPI_Count elements = 0;
-  const int code = PMPI_Get_elements_x(status, type, &elements);
-  if (code == MPI_SUCCESS) {
-    *n = elements > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(elements);
-  }
-  return code;
+  Get_elements_x(status, type, &elements);
+  *n = elements > std::numeric_limits<Count>::max() ? MPI_UNDEFINED : static_cast<Count>(elements);
+  return MPI_SUCCESS;
 }
 
 int Status_set_elements_x(MPI_Status* status, MPI_Datatype type, MPI_Count n) {
@@ -888,40 +945,42 @@ int Status_set_elements_x(MPI_Status* status, MPI_Datatype type, MPI_Count n) {
   return MPI_SUCCESS;
 }
 
-int Status_set_elements(MPI_Status* status, MPI_Datatype type, int n) {
-  return PMPI_Status_set_elements_x(status, type, n);
+template <class Count>
+int Status_set_elements(MPI_Status* status, MPI_Datatype type, Count n) {
+  return Status_set_elements_x(status, type, n);
 }
 
-// The status's public fields (MPI-4.1: for languages and tools that cannot reach the fields).
-int Status_get_source(const MPI_Status* status, int* source) {
-  if (status == nullptr || source == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
-  *source = status->MPI_SOURCE;
+// The status's public fields (MPI-4.1: for languages and tools that cannot reach the fields):
+// one getter and one setter, over the field.
+template <int MPI_Status::*field>
+int get_field(const MPI_Status* status, int* value) {
+  if (status == nullptr || value == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
+  *value = status->*field;
   return MPI_SUCCESS;
+}
+template <int MPI_Status::*field>
+int set_field(MPI_Status* status, int value) {
+  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
+  status->*field = value;
+  return MPI_SUCCESS;
+}
+int Status_get_source(const MPI_Status* status, int* source) {
+  return get_field<&MPI_Status::MPI_SOURCE>(status, source);
 }
 int Status_set_source(MPI_Status* status, int source) {
-  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-  status->MPI_SOURCE = source;
-  return MPI_SUCCESS;
+  return set_field<&MPI_Status::MPI_SOURCE>(status, source);
 }
 int Status_get_tag(const MPI_Status* status, int* tag) {
-  if (status == nullptr || tag == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
-  *tag = status->MPI_TAG;
-  return MPI_SUCCESS;
+  return get_field<&MPI_Status::MPI_TAG>(status, tag);
 }
 int Status_set_tag(MPI_Status* status, int tag) {
-  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-  status->MPI_TAG = tag;
-  return MPI_SUCCESS;
+  return set_field<&MPI_Status::MPI_TAG>(status, tag);
 }
 int Status_get_error(const MPI_Status* status, int* error) {
-  if (status == nullptr || error == nullptr) fail(MPI_ERR_ARG, "the status or result is null");
-  *error = status->MPI_ERROR;
-  return MPI_SUCCESS;
+  return get_field<&MPI_Status::MPI_ERROR>(status, error);
 }
 int Status_set_error(MPI_Status* status, int error) {
-  if (status == nullptr) fail(MPI_ERR_ARG, "the status is null");
-  status->MPI_ERROR = error;
-  return MPI_SUCCESS;
+  return set_field<&MPI_Status::MPI_ERROR>(status, error);
 }
 
 int Status_set_cancelled(MPI_Status* status, int flag) {

@@ -5,6 +5,8 @@
       writes the header of prototypes (MPI_X and PMPI_X) that mpi.h includes; with --check,
       fails if the header on disk is not what the spec gives (the header is in the source tree,
       so that mpi.h works from there and once installed, without a build).
+  generate.py --spec functions.spec --format
+      rewraps the spec's function lines at 100 columns (parameters kept whole).
   generate.py --spec functions.spec --bindings DIR --files FILE...
       writes DIR/FILE.inc for each FILE (the tail of src/mpi/FILE.cpp: PMPI_X and its weak alias
       MPI_X for every function of the spec's [FILE] sections) and DIR/provided.txt (every MPI_
@@ -107,7 +109,7 @@ def parse(path):
                 attrs["errors"] = attr_text[start + 1:stop]
                 attr_text = attr_text[stop + 1:].strip()
                 continue
-            if attr.group(1) not in ("raw", "any_thread"):
+            if attr.group(1) not in ("raw", "any_thread", "tool", "tool_setup"):
                 sys.exit(f"functions.spec: {name}: unknown attribute '{attr.group(1)}'")
             attrs[attr.group(1)] = True
             attr_text = attr_text[attr.end():]
@@ -205,6 +207,10 @@ def inc(functions, file):
             out.append(f'extern "C" {function.ret} PMPI_{name}({", ".join(params) or "void"}) {{')
             if "raw" in function.attrs:
                 out.append(f"  return {forward};")
+            elif "tool" in function.attrs or "tool_setup" in function.attrs:
+                # The tool interface returns its codes and never calls an error handler.
+                any_time = "true" if "tool_setup" in function.attrs else "false"
+                out.append(f"  return rmpl::mpi::tool_call({any_time}, [&] {{ return {forward}; }});")
             else:
                 caller = "call_any_thread" if "any_thread" in function.attrs else "call"
                 errors = function.attrs.get("errors", default_errors(function))
@@ -217,14 +223,44 @@ def inc(functions, file):
     return "\n".join(out)
 
 
+def format_spec(path, width=100):
+    """Rewraps each function of the spec at `width` columns, continuation lines indented by 4."""
+    entries = []
+    for raw in open(path, encoding="utf-8").read().split("\n"):
+        if raw.startswith("    ") and entries and entries[-1][1]:
+            entries[-1][0] += " " + raw.strip()
+        else:
+            is_function = bool(raw) and not raw.startswith(("#", "[", ">"))
+            entries.append([raw, is_function])
+    out = []
+    for text, is_function in entries:
+        if not is_function or len(text) <= width:
+            out.append(text)
+            continue
+        current = ""
+        for piece in re.split(r"(?<=,) ", text):
+            if current and len(current) + 1 + len(piece) > width:
+                out.append(current)
+                current = "    " + piece
+            else:
+                current = f"{current} {piece}" if current else piece
+        out.append(current)
+    with open(path, "w", encoding="utf-8") as spec:
+        spec.write("\n".join(out))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spec", required=True)
     parser.add_argument("--header")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--format", action="store_true")
     parser.add_argument("--bindings")
     parser.add_argument("--files", nargs="*", default=[])
     options = parser.parse_args()
+    if options.format:
+        format_spec(options.spec)
+        return
     functions = parse(options.spec)
     if options.header:
         text = header(functions)

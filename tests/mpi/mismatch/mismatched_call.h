@@ -13,49 +13,9 @@ enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, GATHER, SCATTER, COLL
 static const char* const names[COLLS] = {"bcast",    "reduce", "allreduce", "allgather",
                                          "alltoall", "gather", "scatter"};
 
-static int mismatched_call(enum coll c, int mine, MPI_Comm comm) {
-  int rank, size;
-  CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  CHECK_MPI(MPI_Comm_size(comm, &size));
-  const size_t room = (size_t)mine * (size_t)size;
-  int* in = calloc(room, sizeof(int));
-  int* out = calloc(room, sizeof(int));
-  CHECK(in != NULL && out != NULL, "out of memory");
-  for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
-  int err = MPI_SUCCESS;
-  switch (c) {
-    case BCAST:
-      err = MPI_Bcast(in, mine, MPI_INT, 0, comm);
-      break;
-    case REDUCE:
-      err = MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
-      break;
-    case ALLREDUCE:
-      err = MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
-      break;
-    case ALLGATHER:
-      err = MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, comm);
-      break;
-    case ALLTOALL:
-      err = MPI_Alltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm);
-      break;
-    case GATHER:
-      err = MPI_Gather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
-      break;
-    case SCATTER:
-      err = MPI_Scatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
-      break;
-    default:
-      break;
-  }
-  free(in);
-  free(out);
-  return err;
-}
-
-/* The nonblocking form of mismatched_call(): the MPI_I* call, then MPI_Wait; returns the first
- * error code (the start's, else the wait's). */
-static inline int mismatched_icall(enum coll c, int mine, MPI_Comm comm) {
+/* Runs collective c with `mine` ints, blocking, or (`nonblocking`) as its MPI_I* form then
+ * MPI_Wait; returns the first error code (the start's, else the wait's). */
+static int run_collective(enum coll c, int mine, MPI_Comm comm, int nonblocking) {
   int rank, size;
   CHECK_MPI(MPI_Comm_rank(comm, &rank));
   CHECK_MPI(MPI_Comm_size(comm, &size));
@@ -65,36 +25,52 @@ static inline int mismatched_icall(enum coll c, int mine, MPI_Comm comm) {
   CHECK(in != NULL && out != NULL, "out of memory");
   for (size_t i = 0; i < room; ++i) in[i] = rank * 1000 + (int)i;
   MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Request* r = nonblocking ? &req : NULL;
   int err = MPI_SUCCESS;
   switch (c) {
     case BCAST:
-      err = MPI_Ibcast(in, mine, MPI_INT, 0, comm, &req);
+      err = r ? MPI_Ibcast(in, mine, MPI_INT, 0, comm, r) : MPI_Bcast(in, mine, MPI_INT, 0, comm);
       break;
     case REDUCE:
-      err = MPI_Ireduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm, &req);
+      err = r ? MPI_Ireduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm, r)
+              : MPI_Reduce(in, out, mine, MPI_INT, MPI_SUM, 0, comm);
       break;
     case ALLREDUCE:
-      err = MPI_Iallreduce(in, out, mine, MPI_INT, MPI_SUM, comm, &req);
+      err = r ? MPI_Iallreduce(in, out, mine, MPI_INT, MPI_SUM, comm, r)
+              : MPI_Allreduce(in, out, mine, MPI_INT, MPI_SUM, comm);
       break;
     case ALLGATHER:
-      err = MPI_Iallgather(in, mine, MPI_INT, out, mine, MPI_INT, comm, &req);
+      err = r ? MPI_Iallgather(in, mine, MPI_INT, out, mine, MPI_INT, comm, r)
+              : MPI_Allgather(in, mine, MPI_INT, out, mine, MPI_INT, comm);
       break;
     case ALLTOALL:
-      err = MPI_Ialltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm, &req);
+      err = r ? MPI_Ialltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm, r)
+              : MPI_Alltoall(in, mine, MPI_INT, out, mine, MPI_INT, comm);
       break;
     case GATHER:
-      err = MPI_Igather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm, &req);
+      err = r ? MPI_Igather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm, r)
+              : MPI_Gather(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
       break;
     case SCATTER:
-      err = MPI_Iscatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm, &req);
+      err = r ? MPI_Iscatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm, r)
+              : MPI_Scatter(in, mine, MPI_INT, out, mine, MPI_INT, 0, comm);
       break;
     default:
       break;
   }
-  if (err == MPI_SUCCESS) err = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (r && err == MPI_SUCCESS) err = MPI_Wait(r, MPI_STATUS_IGNORE);
   free(in);
   free(out);
   return err;
+}
+
+static inline int mismatched_call(enum coll c, int mine, MPI_Comm comm) {
+  return run_collective(c, mine, comm, 0);
+}
+
+/* The nonblocking form of mismatched_call(). */
+static inline int mismatched_icall(enum coll c, int mine, MPI_Comm comm) {
+  return run_collective(c, mine, comm, 1);
 }
 
 /* Whether this rank (`mine` ints) must fail collective c when the root passes `root_count`: a
