@@ -67,6 +67,7 @@ typedef struct rmpl_mpi_op* MPI_Op;
 typedef struct rmpl_mpi_request* MPI_Request;
 typedef struct rmpl_mpi_message* MPI_Message;
 typedef struct rmpl_mpi_errhandler* MPI_Errhandler;
+typedef struct rmpl_mpi_session* MPI_Session;
 typedef struct rmpl_mpi_info* MPI_Info;
 
 typedef intptr_t MPI_Aint;
@@ -96,6 +97,8 @@ typedef struct MPI_Status {
 
 #define MPI_BOTTOM ((void*)0)
 #define MPI_IN_PLACE ((void*)1)
+/* MPI-4.1: a buffer for buffered sends without bound, the library's own memory. */
+#define MPI_BUFFER_AUTOMATIC ((void*)2)
 #define MPI_BSEND_OVERHEAD 64
 
 #define MPI_MAX_PROCESSOR_NAME 256
@@ -104,6 +107,8 @@ typedef struct MPI_Status {
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 
 enum {
   MPI_THREAD_SINGLE = 0,
@@ -270,9 +275,14 @@ extern struct rmpl_mpi_message rmpl_mpi_message_no_proc;
 extern struct rmpl_mpi_info rmpl_mpi_info_env;
 #define MPI_INFO_ENV RMPL_MPI_PREDEFINED(MPI_Info, rmpl_mpi_info_env)
 
-extern struct rmpl_mpi_errhandler rmpl_mpi_errors_are_fatal, rmpl_mpi_errors_return;
+extern struct rmpl_mpi_errhandler rmpl_mpi_errors_are_fatal, rmpl_mpi_errors_return,
+    rmpl_mpi_errors_abort;
 #define MPI_ERRORS_ARE_FATAL RMPL_MPI_PREDEFINED(MPI_Errhandler, rmpl_mpi_errors_are_fatal)
 #define MPI_ERRORS_RETURN RMPL_MPI_PREDEFINED(MPI_Errhandler, rmpl_mpi_errors_return)
+/* MPI-4.0: ends the processes of the communicator, window, file or session; here the job, as
+ * MPI_ERRORS_ARE_FATAL (a job ends whole: no process survives the others' end). */
+#define MPI_ERRORS_ABORT RMPL_MPI_PREDEFINED(MPI_Errhandler, rmpl_mpi_errors_abort)
+#define MPI_SESSION_NULL ((MPI_Session)0)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 
 /* Datatypes. */
@@ -393,6 +403,7 @@ typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len,
                                  MPI_Datatype* datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm* comm, int* error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Handler_function; /* MPI-1 name */
+typedef void MPI_Session_errhandler_function(MPI_Session* session, int* error_code, ...);
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
                                         void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void* attribute_val,

@@ -25,6 +25,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode);
 int PMPI_Abort(MPI_Comm comm, int errorcode);
 int MPI_Get_processor_name(char* name, int* resultlen);
 int PMPI_Get_processor_name(char* name, int* resultlen);
+int MPI_Get_hw_resource_info(MPI_Info* hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info* hw_info);
 int MPI_Get_version(int* version, int* subversion);
 int PMPI_Get_version(int* version, int* subversion);
 int MPI_Get_library_version(char* version, int* resultlen);
@@ -51,6 +53,16 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                  MPI_Errhandler* errhandler);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                   MPI_Errhandler* errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler);
@@ -210,18 +222,6 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
                  MPI_Request* request);
 int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                   MPI_Request* request);
-int MPI_Buffer_attach(void* buffer, int size);
-int PMPI_Buffer_attach(void* buffer, int size);
-int MPI_Buffer_attach_c(void* buffer, MPI_Count size);
-int PMPI_Buffer_attach_c(void* buffer, MPI_Count size);
-int MPI_Buffer_detach(void* buffer_addr, int* size);
-int PMPI_Buffer_detach(void* buffer_addr, int* size);
-int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
-int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
-int MPI_Buffer_flush(void);
-int PMPI_Buffer_flush(void);
-int MPI_Buffer_iflush(MPI_Request* request);
-int PMPI_Buffer_iflush(MPI_Request* request);
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
@@ -1605,6 +1605,10 @@ MPI_Fint MPI_Message_c2f(MPI_Message handle);
 MPI_Fint PMPI_Message_c2f(MPI_Message handle);
 MPI_Message MPI_Message_f2c(MPI_Fint handle);
 MPI_Message PMPI_Message_f2c(MPI_Fint handle);
+MPI_Fint MPI_Session_c2f(MPI_Session handle);
+MPI_Fint PMPI_Session_c2f(MPI_Session handle);
+MPI_Session MPI_Session_f2c(MPI_Fint handle);
+MPI_Session PMPI_Session_f2c(MPI_Fint handle);
 
 /* The external32 data representation (src/mpi/external32.cpp) */
 /* datarep "external32" only (MPI-3.1 13.5.2): big-endian, the standard's size for each type. */
@@ -1778,5 +1782,73 @@ int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* de
                            MPI_Count* max_ticks, MPI_Info* info);
 int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp);
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp);
+
+/* Sessions (MPI-4.0) (src/mpi/sessions.cpp) */
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);
+int MPI_Session_finalize(MPI_Session* session);
+int PMPI_Session_finalize(MPI_Session* session);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
+                             char* pset_name);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
+                              char* pset_name);
+int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used);
+int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup);
+int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm* newcomm);
+int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm* newcomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char* stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm* newintercomm);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char* stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm* newintercomm);
+
+/* Buffers for buffered sends: the process's, a communicator's, a session's (src/mpi/buffers.cpp) */
+int MPI_Buffer_attach(void* buffer, int size);
+int PMPI_Buffer_attach(void* buffer, int size);
+int MPI_Buffer_attach_c(void* buffer, MPI_Count size);
+int PMPI_Buffer_attach_c(void* buffer, MPI_Count size);
+int MPI_Buffer_detach(void* buffer_addr, int* size);
+int PMPI_Buffer_detach(void* buffer_addr, int* size);
+int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
+int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
+int MPI_Buffer_flush(void);
+int PMPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request* request);
+int PMPI_Buffer_iflush(MPI_Request* request);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request);
+int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size);
+int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size);
+int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request);
 
 #endif /* RMPL_MPI_FUNCTIONS_H */

@@ -72,7 +72,7 @@ void engine::finalize() {
   finalized_ = true;  // tried once: a death found here is reported here, not again at destruction
   // Push out what we still owe peers (buffered sends, control cells), then wait for every rank,
   // progressing all the while so that peers' transfers that need us can finish.
-  wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_used_ == 0; });
+  wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_total_ == 0; });
   // Members stalled in a collective that waits for a message of this rank learn from this note
   // that it has left every call, and fail instead of waiting for it (coll/stall.hpp).
   fabric::shm::stall_note& note = dom_.info(rank_).stall;
@@ -567,9 +567,32 @@ bool engine::flush_backlog(int dest) {
 void engine::complete_send(request* r) noexcept {
   r->st = state::complete;
   if (r->detached) {
-    bsend_used_ -= r->bytes;
+    r->account->used -= r->bytes;
+    bsend_total_ -= r->bytes;
+    if (!retired_buffers_.empty() && r->account->used == 0) {
+      std::erase_if(retired_buffers_, [](const auto& a) { return a->used == 0; });
+    }
     requests_.release(r);
   }
+}
+
+buffer_account& engine::buffer_for(std::uint32_t context) noexcept {
+  if (!context_buffers_.empty()) {
+    if (auto it = context_buffers_.find(context); it != context_buffers_.end()) {
+      if (it->second->attached) return *it->second;
+    }
+  }
+  return process_buffer_;
+}
+
+void engine::use_buffer(std::uint32_t context, std::shared_ptr<buffer_account> account) {
+  auto it = context_buffers_.find(context);
+  if (it != context_buffers_.end()) {
+    // Its messages in flight still name it: kept until they are delivered (complete_send).
+    if (it->second->used > 0) retired_buffers_.push_back(std::move(it->second));
+    context_buffers_.erase(it);
+  }
+  if (account != nullptr) context_buffers_.emplace(context, std::move(account));
 }
 
 inline request* engine::new_send(std::uint32_t context, std::size_t bytes, int dest, int tag,
@@ -593,19 +616,24 @@ request* engine::start_send(std::uint32_t context, const void* buf, std::size_t 
   if (dest == proc_null) return r;
   if (mode == send_mode::buffered) {
     // The copy travels on its own (detached); the caller gets a request that is already complete.
-    if (bsend_used_ + bytes > bsend_limit_) {
+    buffer_account& account = buffer_for(context);
+    if (bytes > account.limit - account.used) {
       requests_.release(r);
       base::fail(
           errc::buffer_exhausted,
           "buffered send on rank {} to rank {} (tag {}): {} bytes do not fit in the attached "
-          "buffer ({} of {} bytes in use)",
-          rank_, dest, tag, bytes, bsend_used_, bsend_limit_);
+          "{}buffer ({} of {} bytes in use)",
+          rank_, dest, tag, bytes,
+          &account == &process_buffer_ ? "" : "communicator's or session's ", account.used,
+          account.limit);
     }
     r->owned = std::make_unique<std::byte[]>(std::max<std::size_t>(bytes, 1));
     if (bytes) std::memcpy(r->owned.get(), buf, bytes);
     r->buffer = r->owned.get();
     r->detached = true;
-    bsend_used_ += bytes;
+    r->account = &account;
+    account.used += bytes;
+    bsend_total_ += bytes;
     out_channel& ch = out_[dest];
     if (!ch.backlog.empty() || !emit(dest, r)) {
       if (ch.backlog.empty()) ++backlogged_;

@@ -13,11 +13,14 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "core/area_pool.hpp"
+#include "core/buffer_account.hpp"
 #include "core/cell_check.hpp"
 #include "core/context_pool.hpp"
 #include "core/matching.hpp"
@@ -143,9 +146,16 @@ class engine {
   /// as a broken or hostile peer could.
   void forge_cell_for_test(int dest, const cell& fields);
 
-  void attach_buffer(std::size_t bytes) noexcept { bsend_limit_ = bytes; }
-  /// Bytes of buffered sends not yet delivered (MPI_Buffer_detach waits for 0).
-  std::size_t buffered_bytes() const noexcept { return bsend_used_; }
+  /// The process's buffer for buffered sends (MPI_Buffer_attach): its size.
+  void attach_buffer(std::size_t bytes) noexcept { process_buffer_.limit = bytes; }
+  /// Bytes of buffered sends not yet delivered, whatever buffer they drew on.
+  std::size_t buffered_bytes() const noexcept { return bsend_total_; }
+  /// ... of those that drew on the process's buffer (MPI_Buffer_detach waits for 0).
+  std::size_t process_buffered_bytes() const noexcept { return process_buffer_.used; }
+  /// Buffered sends on `context` draw on `account` while it is attached (a communicator's or
+  /// session's buffer; null: the process's again). The account must outlive its messages: a
+  /// detach waits until its `used` is 0.
+  void use_buffer(std::uint32_t context, std::shared_ptr<buffer_account> account);
   // What the tool interface reports (MPI_T performance variables, mpi/tool.cpp): levels and a
   // count the engine keeps anyway, read without any cost to the paths that keep them.
   /// Messages taken out of the rings that wait, unexpected, for their receive.
@@ -572,8 +582,14 @@ class engine {
   context_pool contexts_;
   area_pool areas_{dom_};
   int next_source_ = 0;  ///< where the next progress pass starts draining (round robin)
-  std::size_t bsend_limit_ = std::size_t{16} << 20;
-  std::size_t bsend_used_ = 0;
+  buffer_account process_buffer_{std::size_t{16} << 20, 0, true};
+  /// The communicators' and sessions' buffers, by context (buffer_account.hpp).
+  std::unordered_map<std::uint32_t, std::shared_ptr<buffer_account>> context_buffers_;
+  /// Buffers no communicator draws on any more whose messages are still in flight.
+  std::vector<std::shared_ptr<buffer_account>> retired_buffers_;
+  std::size_t bsend_total_ = 0;  ///< bytes of every buffered send not yet delivered
+  /// The buffer a buffered send on `context` draws on.
+  buffer_account& buffer_for(std::uint32_t context) noexcept;
 };
 
 }  // namespace rmpl::core

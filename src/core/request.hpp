@@ -14,6 +14,8 @@
 
 namespace rmpl::core {
 
+struct buffer_account;  // core/buffer_account.hpp
+
 using request_id = std::uint64_t;
 
 enum class op : std::uint8_t { send, recv, collective };
@@ -54,6 +56,7 @@ struct request {
   std::size_t transferred = 0;         ///< bounce transfers: bytes moved so far
   std::uint64_t peer_cookie = 0;       ///< recv in a bounce transfer: the sender's request
   std::unique_ptr<std::byte[]> owned;  ///< buffered send: the copy being sent
+  buffer_account* account = nullptr;   ///< buffered send: the buffer it drew on
   std::unique_ptr<activity> work;      ///< collective: the operation in flight
   /// recv on a communicator other than the world: job rank -> rank there, for result.source.
   std::shared_ptr<const std::vector<int>> source_ranks;

@@ -63,6 +63,32 @@ int raise(MPI_Comm comm, const char* function, int error_class, const std::strin
 /// success path holds nothing of it but a landing pad.
 [[gnu::cold]] int raise_current(MPI_Comm comm, const char* function) noexcept;
 
+/// raise() and raise_current() for a session's functions: through `session`'s handler, or
+/// `given` when it is not a live session (MPI_Session_init's argument), else
+/// MPI_ERRORS_ARE_FATAL.
+int raise_session(MPI_Session session, MPI_Errhandler given, const char* function, int error_class,
+                  const std::string& message);
+[[gnu::cold]] int raise_current_session(MPI_Session session, MPI_Errhandler given,
+                                        const char* function) noexcept;
+
+/// Runs `body` as MPI function `function` of a session (MPI_Session_*), its failures reported
+/// through the session's error handler (`given` for MPI_Session_init, which has none yet). Any
+/// thread: MPI_Session_init may come before a thread level is set.
+template <class Body>
+int session_call(MPI_Session session, MPI_Errhandler given, const char* function,
+                 Body&& body) noexcept {
+  core::threads::guard locked;
+  try {
+    return body();
+  } catch (...) {
+    return raise_current_session(session, given, function);
+  }
+}
+template <class Body>
+int session_call(MPI_Session session, const char* function, Body&& body) noexcept {
+  return session_call(session, nullptr, function, std::forward<Body>(body));
+}
+
 /// What a checked call (any call but the main thread's under SINGLE/FUNNELED) did on its way in,
 /// for its way out: whether it took the library lock (MULTIPLE) or marked itself inside
 /// (SERIALIZED), or was refused (`refused` is then the error class to return).
@@ -175,6 +201,8 @@ rmpl_mpi_group& group(MPI_Group g);
 rmpl_mpi_op& op(MPI_Op o);
 rmpl_mpi_info& info(MPI_Info i);
 rmpl_mpi_errhandler& errhandler(MPI_Errhandler e);
+/// A live session (sessions.cpp).
+rmpl_mpi_session& session(MPI_Session s);
 /// A count: non-negative.
 void count(MPI_Count n, const char* what = "count");
 /// A buffer that must not be null when count > 0 and the type has data.

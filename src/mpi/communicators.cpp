@@ -9,6 +9,7 @@
 // the attributes its keyvals' copy callbacks copy. Hints are accepted and none is used, so
 // MPI_Comm_get_info reports none.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -136,6 +137,79 @@ void discard_comm(MPI_Comm c) noexcept {
   if (c != MPI_COMM_NULL && !c->predefined) comms().recycle(c);
 }
 
+namespace {
+
+/// A tag for the agreements of MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups:
+/// the string tag's FNV-1a hash folded into [0, MPI_TAG_UB] (two creations in flight at once
+/// with different string tags whose hashes collide would meet; the processes of each agree on
+/// their string tag, so equal hashes of one creation always meet).
+int tag_of(const char* stringtag) {
+  if (stringtag == nullptr) fail(MPI_ERR_ARG, "stringtag is null");
+  std::uint32_t hash = 2166136261u;
+  for (const char* c = stringtag; *c != '\0'; ++c) {
+    hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
+  }
+  return static_cast<int>(hash % (static_cast<std::uint32_t>(rmpl::tag_ub) + 1));
+}
+
+/// A communicator made from a process set's group draws on its session's buffer.
+void draw_on_session_buffer(MPI_Comm c, const rmpl_mpi_group& from) {
+  if (c == MPI_COMM_NULL || !from.session_buffer) return;
+  c->session_buffer = from.session_buffer;
+  rmpl::api::kernel().use_buffer(c->impl->kernel.context, c->session_buffer);
+}
+
+/// The new communicator's error handler, as given (MPI_ERRHANDLER_NULL: MPI_ERRORS_ARE_FATAL).
+void give_errhandler(MPI_Comm c, MPI_Errhandler e) {
+  if (c != MPI_COMM_NULL && e != MPI_ERRHANDLER_NULL) c->errhandler = e;
+}
+
+}  // namespace
+
+MPI_Comm comm_from_group(const rmpl_mpi_group& members, const char* stringtag,
+                         MPI_Errhandler errhandler) {
+  if (errhandler != MPI_ERRHANDLER_NULL) rmpl::mpi::errhandler(errhandler);
+  const int tag = tag_of(stringtag);
+  if (members.members.rank() == undefined) {
+    fail(MPI_ERR_GROUP, "this process (rank {} of MPI_COMM_WORLD) is not a member of the group",
+         rmpl::api::kernel().rank());
+  }
+  const rmpl_mpi_comm& world = *MPI_COMM_WORLD;
+  MPI_Comm made = make_comm(rmpl::detail::create_group(*world.impl, members.members, tag), world);
+  made->errhandler = nullptr;
+  give_errhandler(made, errhandler);
+  draw_on_session_buffer(made, members);
+  return made;
+}
+
+MPI_Comm intercomm_from_groups(const rmpl_mpi_group& local, int local_leader,
+                               const rmpl_mpi_group& remote, int remote_leader,
+                               const char* stringtag, MPI_Errhandler errhandler) {
+  if (local_leader < 0 || local_leader >= local.members.size()) {
+    fail(MPI_ERR_RANK, "local_leader {} is not a rank of local_group (size {})", local_leader,
+         local.members.size());
+  }
+  if (remote_leader < 0 || remote_leader >= remote.members.size()) {
+    fail(MPI_ERR_RANK, "remote_leader {} is not a rank of remote_group (size {})", remote_leader,
+         remote.members.size());
+  }
+  const int tag = tag_of(stringtag);
+  if (local.members.rank() == undefined) {
+    fail(MPI_ERR_GROUP, "this process (rank {} of MPI_COMM_WORLD) is not a member of local_group",
+         rmpl::api::kernel().rank());
+  }
+  // The local side first (a communicator of its members), then its leader and the remote one
+  // agree through MPI_COMM_WORLD, as MPI_Intercomm_create would with it as peer_comm.
+  const rmpl_mpi_comm& world = *MPI_COMM_WORLD;
+  rmpl::detail::comm_ptr local_group = rmpl::detail::create_group(*world.impl, local.members, tag);
+  rmpl::detail::comm_ptr made = rmpl::detail::intercomm_create(
+      *local_group, local_leader, world.impl.get(), remote.members.world_rank(remote_leader), tag);
+  MPI_Comm inter = make_intercomm(std::move(made), std::move(local_group), world);
+  inter->errhandler = nullptr;
+  give_errhandler(inter, errhandler);
+  draw_on_session_buffer(inter, local);
+  return inter;
+}
 }  // namespace rmpl::mpi
 
 using namespace rmpl::mpi;
@@ -300,6 +374,11 @@ int Comm_free(MPI_Comm* c) {
   rmpl_mpi_comm& target = comm(*c);
   if (target.predefined) fail(MPI_ERR_COMM, "{} cannot be freed", target.name);
   delete_attributes(*c);
+  // Its buffered sends no longer draw on its own or its session's buffer (the engine keeps
+  // those until their messages are delivered); its context may serve another communicator.
+  if (target.buffer || target.session_buffer) {
+    rmpl::api::kernel().use_buffer(target.impl->kernel.context, nullptr);
+  }
   // Operations still in flight keep the kernel's communicator alive until they end.
   discard_comm(*c);
   *c = MPI_COMM_NULL;

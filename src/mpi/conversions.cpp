@@ -125,12 +125,16 @@ handle_table<MPI_Info>& infos() {
   return t;
 }
 handle_table<MPI_Errhandler>& errhandlers() {
-  static handle_table<MPI_Errhandler> t(magic::errhandler,
-                                        {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN});
+  static handle_table<MPI_Errhandler> t(
+      magic::errhandler, {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, MPI_ERRORS_ABORT});
   return t;
 }
 handle_table<MPI_Message>& messages() {
   static handle_table<MPI_Message> t(magic::message, {MPI_MESSAGE_NO_PROC});
+  return t;
+}
+handle_table<MPI_Session>& sessions() {
+  static handle_table<MPI_Session> t(magic::session, {});
   return t;
 }
 
@@ -164,6 +168,7 @@ RMPL_MPI_CONVERSIONS(Op, MPI_Op, ops)
 RMPL_MPI_CONVERSIONS(Info, MPI_Info, infos)
 RMPL_MPI_CONVERSIONS(Errhandler, MPI_Errhandler, errhandlers)
 RMPL_MPI_CONVERSIONS(Message, MPI_Message, messages)
+RMPL_MPI_CONVERSIONS(Session, MPI_Session, sessions)
 
 #undef RMPL_MPI_CONVERSIONS
 

@@ -15,6 +15,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "api/runtime.hpp"
 #include "core/context_pool.hpp"
@@ -22,6 +23,7 @@
 #include "mpi/call.hpp"
 #include "mpi/datatypes.hpp"
 #include "mpi/environment.hpp"
+#include "mpi/info.hpp"
 #include "mpi/requests.hpp"
 
 // What every translation unit that includes mpi.h refers to (mpi.h says why): defined here, by
@@ -43,15 +45,20 @@ __attribute__((init_priority(200))) struct rmpl_mpi_comm rmpl_mpi_comm_self = in
 namespace rmpl::mpi {
 namespace {
 
+// Two ways into MPI (MPI-4.1 11.2, 11.3): the world model (MPI_Init .. MPI_Finalize, `now`) and
+// sessions (MPI_Session_init .. MPI_Session_finalize, `sessions_open`). The library (the kernel,
+// the predefined communicators) starts with the first of them and stops when neither is left.
+// It starts once per process: the kernel's job is the launcher's, so after it stopped neither way
+// may start it again (MPI-4.1 lets sessions start it anew; rmpl refuses with MPI_ERR_SESSION).
 enum class phase { before, running, after };
 phase now = phase::before;
+int sessions_open = 0;
+enum class library { down, up, stopped };
+library state = library::down;
 core::threads::level level_now = core::threads::level::single;
 
-void start_mpi(core::threads::level level) {
-  if (now == phase::running) fail(MPI_ERR_OTHER, "MPI is already initialized");
-  if (now == phase::after)
-    fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
-  // The layer's own variable, read now so that a bad value fails MPI_Init (api::acquire checks
+void start_library(core::threads::level level) {
+  // The layer's own variable, read now so that a bad value fails the start (api::acquire checks
   // the kernel's and the collectives' ones).
   (void)segment_min();
   api::acquire();
@@ -73,18 +80,67 @@ void start_mpi(core::threads::level level) {
   level_now = level;
   if (level == core::threads::level::multiple) e.no_fast_spin();
   core::threads::start(level);
+  state = library::up;
+}
+
+/// Stops the library: waits for every rank (a rank that died first is this call's failure,
+/// reported as `function`'s through MPI_COMM_WORLD's handler while the kernel still knows this
+/// rank); stopped either way.
+int stop_library(const char* function) {
+  finalize_requests();
+  rmpl_mpi_comm_world.tag = magic::inactive;
+  rmpl_mpi_comm_self.tag = magic::inactive;
+  rmpl_mpi_comm_world.impl.reset();
+  rmpl_mpi_comm_self.impl.reset();
+  state = library::stopped;
+  core::threads::stop();
+  int result = MPI_SUCCESS;
+  try {
+    rmpl::api::finalize_if_last();
+  } catch (...) {
+    result = raise_current(nullptr, function);
+  }
+  rmpl::api::release();
+  return result;
+}
+
+void start_mpi(core::threads::level level) {
+  if (now == phase::running) fail(MPI_ERR_OTHER, "MPI is already initialized");
+  if (now == phase::after || state == library::stopped) {
+    fail(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  }
+  if (state == library::down) start_library(level);
   now = phase::running;
 }
 
 }  // namespace
 
 bool running() noexcept {
-  return now == phase::running;
+  return state == library::up;
 }
 
 void require_initialized() {
-  if (now == phase::before) fail(MPI_ERR_OTHER, "MPI is not initialized: call MPI_Init first");
-  if (now == phase::after) fail(MPI_ERR_OTHER, "MPI has been finalized");
+  if (state == library::down) {
+    fail(MPI_ERR_OTHER, "MPI is not initialized: call MPI_Init or MPI_Session_init first");
+  }
+  if (state == library::stopped) fail(MPI_ERR_OTHER, "MPI has been finalized");
+}
+
+int open_session(int required) {
+  if (state == library::stopped) {
+    fail(MPI_ERR_SESSION,
+         "MPI has been finalized in this process and cannot start again (rmpl starts once per "
+         "process)");
+  }
+  if (state == library::down) start_library(static_cast<core::threads::level>(required));
+  ++sessions_open;
+  return static_cast<int>(level_now);
+}
+
+int close_session() {
+  --sessions_open;
+  if (sessions_open > 0 || now == phase::running) return MPI_SUCCESS;
+  return stop_library("MPI_Session_finalize");
 }
 
 void abort_job(int code) noexcept {
@@ -113,7 +169,8 @@ int Init_thread(int*, char***, int required, int* provided) {
          required);
   }
   start_mpi(static_cast<core::threads::level>(required));
-  *provided = required;
+  // A session may have started the library at another level: that one stays.
+  *provided = static_cast<int>(level_now);
   return MPI_SUCCESS;
 }
 int Query_thread(int* provided) {
@@ -127,7 +184,8 @@ int Is_thread_main(int* flag) {
   return MPI_SUCCESS;
 }
 int Finalize(void) {
-  require_initialized();
+  if (now == phase::before) fail(MPI_ERR_OTHER, "MPI is not initialized: call MPI_Init first");
+  if (now == phase::after) fail(MPI_ERR_OTHER, "MPI has been finalized");
   // MPI_COMM_SELF's attributes are deleted first, most recently set first, before anything else
   // of the library goes (MPI-3.1 8.7.1): their delete callbacks may still call any MPI function
   // (MPI_Finalized still says false). Then MPI_COMM_WORLD's, as if it were freed, so that their
@@ -135,24 +193,10 @@ int Finalize(void) {
   // may call again.
   delete_attributes(MPI_COMM_SELF);
   delete_attributes(MPI_COMM_WORLD);
-  finalize_requests();
-  rmpl_mpi_comm_world.tag = magic::inactive;
-  rmpl_mpi_comm_self.tag = magic::inactive;
-  rmpl_mpi_comm_world.impl.reset();
-  rmpl_mpi_comm_self.impl.reset();
   now = phase::after;
-  core::threads::stop();
-  // Waits for every rank. A rank that died before all arrived is this call's failure
-  // (MPI_ERR_PROC_FAILED), reported through MPI_COMM_WORLD's handler while the kernel still
-  // knows this rank; MPI is finalized either way.
-  int result = MPI_SUCCESS;
-  try {
-    rmpl::api::finalize_if_last();
-  } catch (...) {
-    result = raise_current(nullptr, "MPI_Finalize");
-  }
-  rmpl::api::release();
-  return result;
+  // The library stays while sessions are open (the last MPI_Session_finalize stops it).
+  if (sessions_open > 0) return MPI_SUCCESS;
+  return stop_library("MPI_Finalize");
 }
 int Initialized(int* flag) {
   *flag = now != phase::before;
@@ -175,6 +219,37 @@ int Get_processor_name(char* name, int* resultlen) {
   *resultlen = static_cast<int>(std::strlen(host));
   return MPI_SUCCESS;
 }
+/// MPI-4.1 leaves the keys to the implementation: the CPUs this process may run on
+/// ("rmpl_cpus", as ranges: "0-3,8"; "rmpl_cpu_count"), from its affinity mask at the moment.
+int Get_hw_resource_info(MPI_Info* hw_info) {
+  if (hw_info == nullptr) fail(MPI_ERR_ARG, "hw_info is null");
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string cpus;
+  int count = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (!CPU_ISSET(cpu, &set)) continue;
+      int last = cpu;
+      while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+      if (!cpus.empty()) cpus += ',';
+      cpus += std::to_string(cpu);
+      if (last > cpu) {
+        cpus += '-';
+        cpus += std::to_string(last);
+      }
+      count += last - cpu + 1;
+      cpu = last;
+    }
+  }
+  MPI_Info made = make_info();
+  if (count > 0) {
+    made->entries.emplace_back("rmpl_cpus", cpus);
+    made->entries.emplace_back("rmpl_cpu_count", std::to_string(count));
+  }
+  *hw_info = made;
+  return MPI_SUCCESS;
+}
 int Get_version(int* version, int* subversion) {
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
@@ -183,8 +258,8 @@ int Get_version(int* version, int* subversion) {
 int Get_library_version(char* version, int* resultlen) {
   const int n = std::snprintf(
       version, MPI_MAX_LIBRARY_VERSION_STRING,
-      "rmpl %s (MPI %d.%d without one-sided communication, MPI-IO, dynamic processes and the "
-      "tools interface; up to MPI_THREAD_MULTIPLE)",
+      "rmpl %s (MPI %d.%d and most of 4.1, without one-sided communication, MPI-IO and dynamic "
+      "processes; up to MPI_THREAD_MULTIPLE)",
       RMPL_VERSION, MPI_VERSION, MPI_SUBVERSION);
   *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
   return MPI_SUCCESS;

@@ -23,6 +23,9 @@ struct rmpl_mpi_errhandler rmpl_mpi_errors_are_fatal {
 struct rmpl_mpi_errhandler rmpl_mpi_errors_return {
   rmpl::mpi::magic::errhandler, nullptr, true
 };
+struct rmpl_mpi_errhandler rmpl_mpi_errors_abort {
+  rmpl::mpi::magic::errhandler, nullptr, true
+};
 
 namespace rmpl::mpi {
 namespace {
@@ -201,39 +204,91 @@ int last_used_code() noexcept {
   return last_code;
 }
 
-int raise(MPI_Comm c, const char* function, int error_class, const std::string& message) {
+namespace {
+
+/// Keeps a failure's text for MPI_Error_string (its class's latest) and returns it.
+std::string remember(const char* function, int error_class, const std::string& message) {
   std::string text =
       fmt::format("{} on rank {}: {}", function, rank_text(), without_prefix(message));
   last_messages()[error_class] = text;
+  return text;
+}
+
+/// What handler `h` does with a failure of class `error_class` described by `text`: returns the
+/// class (MPI_ERRORS_RETURN; a program's handler, which `invoke(h, code)` calls first), or ends
+/// the job (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, and a handler that is no more).
+template <class Invoke>
+int handle(MPI_Errhandler h, int error_class, const std::string& text, Invoke&& invoke) {
+  if (h == MPI_ERRORS_RETURN) return error_class;
+  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_ABORT && live_object(h, magic::errhandler)) {
+    int code = error_class;
+    if (invoke(*h, code)) return error_class;
+  }
+  std::fprintf(stderr, "rmpl: %s (%s; the job is ended: %s)\n", text.c_str(),
+               class_names[predefined(error_class) ? error_class : MPI_ERR_UNKNOWN],
+               h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
+  abort_job(error_class == 0 ? 1 : error_class);
+}
+
+/// The class and text of the exception being handled, given to `report`.
+template <class Report>
+int report_current(Report&& report) noexcept {
+  try {
+    throw;
+  } catch (const error& e) {
+    return report(e.error_class(), e.what());
+  } catch (const rmpl::error& e) {
+    return report(class_of(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    return report(MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception& e) {
+    return report(MPI_ERR_INTERN, e.what());
+  } catch (...) {
+    return report(MPI_ERR_INTERN, "an unknown exception");
+  }
+}
+
+}  // namespace
+
+int raise(MPI_Comm c, const char* function, int error_class, const std::string& message) {
+  const std::string text = remember(function, error_class, message);
   // The handler of `c` if it is a live communicator, else MPI_COMM_WORLD's.
   MPI_Comm target = c;
   if (!live_object(target, magic::comm)) target = MPI_COMM_WORLD;
   MPI_Errhandler h = target->errhandler ? target->errhandler : MPI_ERRORS_ARE_FATAL;
-  if (h == MPI_ERRORS_RETURN) return error_class;
-  if (h != MPI_ERRORS_ARE_FATAL && live_object(h, magic::errhandler) && h->function != nullptr) {
-    int code = error_class;
-    h->function(&target, &code);
-    return error_class;
-  }
-  std::fprintf(stderr, "rmpl: %s (%s; the job is ended: MPI_ERRORS_ARE_FATAL)\n", text.c_str(),
-               class_names[predefined(error_class) ? error_class : MPI_ERR_UNKNOWN]);
-  abort_job(error_class == 0 ? 1 : error_class);
+  return handle(h, error_class, text, [&](const rmpl_mpi_errhandler& e, int& code) {
+    if (e.function == nullptr) return false;
+    e.function(&target, &code);
+    return true;
+  });
+}
+
+int raise_session(MPI_Session s, MPI_Errhandler given, const char* function, int error_class,
+                  const std::string& message) {
+  const std::string text = remember(function, error_class, message);
+  // The handler of `s` if it is a live session, else the one given, else MPI_ERRORS_ARE_FATAL
+  // (no session is there to say otherwise, MPI-4.1 9.3).
+  MPI_Session target = live_object(s, magic::session) ? s : MPI_SESSION_NULL;
+  MPI_Errhandler h = target ? target->errhandler : given;
+  if (h == nullptr) h = MPI_ERRORS_ARE_FATAL;
+  return handle(h, error_class, text, [&](const rmpl_mpi_errhandler& e, int& code) {
+    if (e.session_function == nullptr) return false;
+    e.session_function(&target, &code);
+    return true;
+  });
 }
 
 int raise_current(MPI_Comm comm, const char* function) noexcept {
-  try {
-    throw;
-  } catch (const error& e) {
-    return raise(comm, function, e.error_class(), e.what());
-  } catch (const rmpl::error& e) {
-    return raise(comm, function, class_of(e.code()), e.what());
-  } catch (const std::bad_alloc&) {
-    return raise(comm, function, MPI_ERR_NO_MEM, "out of memory");
-  } catch (const std::exception& e) {
-    return raise(comm, function, MPI_ERR_INTERN, e.what());
-  } catch (...) {
-    return raise(comm, function, MPI_ERR_INTERN, "an unknown exception");
-  }
+  return report_current([&](int error_class, const std::string& message) {
+    return raise(comm, function, error_class, message);
+  });
+}
+
+int raise_current_session(MPI_Session session, MPI_Errhandler given,
+                          const char* function) noexcept {
+  return report_current([&](int error_class, const std::string& message) {
+    return raise_session(session, given, function, error_class, message);
+  });
 }
 
 int thread_misuse(MPI_Comm comm, const char* function, bool concurrent) noexcept {
@@ -390,6 +445,33 @@ int Comm_call_errhandler(MPI_Comm c, int errorcode) {
   comm(c);
   raise(c, "MPI_Comm_call_errhandler", errorcode,
         fmt::format("raised by the program with code {}", errorcode));
+  return MPI_SUCCESS;
+}
+int Session_create_errhandler(MPI_Session_errhandler_function* function,
+                              MPI_Errhandler* errhandler) {
+  if (function == nullptr) fail(MPI_ERR_ARG, "the handler function is null");
+  if (errhandler == nullptr) fail(MPI_ERR_ARG, "the error handler's address is null");
+  rmpl_mpi_errhandler* h = handlers().make();
+  h->session_function = function;
+  *errhandler = h;
+  return MPI_SUCCESS;
+}
+int Session_set_errhandler(MPI_Session s, MPI_Errhandler e) {
+  rmpl_mpi_session& target = session(s);
+  errhandler(e);
+  target.errhandler = e;
+  return MPI_SUCCESS;
+}
+int Session_get_errhandler(MPI_Session s, MPI_Errhandler* e) {
+  rmpl_mpi_session& target = session(s);
+  if (e == nullptr) fail(MPI_ERR_ARG, "the error handler's address is null");
+  *e = target.errhandler ? target.errhandler : MPI_ERRORS_ARE_FATAL;
+  return MPI_SUCCESS;
+}
+int Session_call_errhandler(MPI_Session s, int errorcode) {
+  session(s);
+  raise_session(s, nullptr, "MPI_Session_call_errhandler", errorcode,
+                fmt::format("raised by the program with code {}", errorcode));
   return MPI_SUCCESS;
 }
 int Errhandler_free(MPI_Errhandler* e) {

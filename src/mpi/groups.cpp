@@ -9,7 +9,7 @@
 #include "mpi/pool.hpp"
 
 struct rmpl_mpi_group rmpl_mpi_group_empty {
-  rmpl::mpi::magic::group, rmpl::group{}, true
+  rmpl::mpi::magic::group, rmpl::group{}, true, nullptr
 };
 
 namespace rmpl::mpi {

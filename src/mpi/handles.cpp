@@ -36,6 +36,7 @@ std::vector<placed> predefined_objects() {
           at(rmpl_mpi_info_env),
           at(rmpl_mpi_errors_are_fatal),
           at(rmpl_mpi_errors_return),
+          at(rmpl_mpi_errors_abort),
           at(rmpl_mpi_char),
           at(rmpl_mpi_signed_char),
           at(rmpl_mpi_unsigned_char),

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "api/communicator.hpp"
+#include "core/buffer_account.hpp"
 #include "mpi.h"
 #include "rmpl/operators.hpp"
 #include "rmpl/rmpl.hpp"
@@ -36,6 +37,7 @@ enum class magic : std::uint32_t {
   message = 0x6d657367,
   errhandler = 0x65727268,
   info = 0x696e666f,
+  session = 0x73657373,
   /// A communicator that is not usable yet or any more: MPI_COMM_WORLD and MPI_COMM_SELF before
   /// MPI_Init and after MPI_Finalize, MPI_Comm_idup's until its request completes. So a live
   /// communicator always has its kernel communicator, and the fast paths test the tag alone.
@@ -69,9 +71,22 @@ using attribute_map = std::vector<std::pair<int, void*>>;
 
 struct rmpl_mpi_errhandler {
   rmpl::mpi::magic tag = rmpl::mpi::magic::errhandler;
-  /// Null for the predefined MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN.
+  /// Null for the predefined MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN and MPI_ERRORS_ABORT.
   MPI_Comm_errhandler_function* function = nullptr;
   bool predefined = false;
+  /// A session's handler (MPI_Session_create_errhandler), instead of `function`.
+  MPI_Session_errhandler_function* session_function = nullptr;
+};
+
+/// A session (MPI_Session_init): its error handler and the thread level it was given.
+struct rmpl_mpi_session {
+  rmpl::mpi::magic tag = rmpl::mpi::magic::session;
+  MPI_Errhandler errhandler = nullptr;  ///< null means MPI_ERRORS_ARE_FATAL
+  int thread_level = MPI_THREAD_SINGLE;
+  /// Its buffer for buffered sends (MPI_Session_attach_buffer; `attached` false while none is)
+  /// and that buffer's address.
+  std::shared_ptr<rmpl::core::buffer_account> buffer;
+  void* buffer_address = nullptr;
 };
 
 struct rmpl_mpi_comm {
@@ -91,6 +106,12 @@ struct rmpl_mpi_comm {
   /// size and group and runs the agreements of new communicators made from this one.
   bool inter = false;
   rmpl::detail::comm_ptr local_group;
+  /// The buffer for buffered sends attached to this communicator (MPI_Comm_attach_buffer) and its
+  /// address, and the one of the session it was made from (MPI_Comm_create_from_group), which it
+  /// draws on when it has none of its own (buffers.cpp).
+  std::shared_ptr<rmpl::core::buffer_account> buffer;
+  void* buffer_address = nullptr;
+  std::shared_ptr<rmpl::core::buffer_account> session_buffer;
 
   /// This process's rank (in the local group of an intercommunicator).
   int rank() const noexcept { return impl->kernel.rank; }
@@ -103,6 +124,9 @@ struct rmpl_mpi_group {
   rmpl::mpi::magic tag = rmpl::mpi::magic::group;
   rmpl::group members;  ///< job ranks in group order
   bool predefined = false;
+  /// A process set's group (MPI_Group_from_session_pset): its session's buffer, which the
+  /// communicators made from the group draw on.
+  std::shared_ptr<rmpl::core::buffer_account> session_buffer;
 };
 
 namespace rmpl::mpi {

@@ -453,22 +453,6 @@ MPI_Status receive_message(rmpl_mpi_message& m, void* buf, MPI_Count n, MPI_Data
   return s;
 }
 
-/// MPI_Buffer_iflush's work: ends once every buffered message has been delivered.
-class buffer_drain final : public core::activity {
- public:
-  explicit buffer_drain(core::engine& e) noexcept : engine_(e) {}
-  bool advance() override { return engine_.buffered_bytes() == 0; }
-  void rethrow_failure() override {}
-  std::string describe() const override { return "flush of the buffered sends"; }
-
- private:
-  core::engine& engine_;
-};
-
-/// The attached buffer (MPI_Buffer_attach), returned by MPI_Buffer_detach.
-void* attached = nullptr;
-MPI_Count attached_size = 0;
-
 /// MPI_Send and MPI_Rsend but their fast path: every check in turn, then the kernel's send (in
 /// place or from a packed copy). Out of line and on the original arguments (a tail call), so the
 /// fast path needs no frame of its own.
@@ -838,61 +822,6 @@ int Imrecv(void* buf, Count n, MPI_Datatype type, MPI_Message* message, MPI_Requ
   MPI_Comm c = m->comm;
   const MPI_Status s = receive_message(*m, buf, n, type);
   *request = completed_request(c, request_kind::recv, s);
-  return MPI_SUCCESS;
-}
-
-// ---------------------------------------------------------------- buffered-send buffer
-
-template <class Count>
-int Buffer_attach(void* buffer, Count size) {
-  rmpl::mpi::require_initialized();
-  if (attached != nullptr) {
-    fail(MPI_ERR_BUFFER, "a buffer of {} bytes is attached already (detach it first)",
-         attached_size);
-  }
-  if (size < 0) fail(MPI_ERR_ARG, "the buffer size {} is negative", size);
-  if (buffer == nullptr && size > 0) fail(MPI_ERR_BUFFER, "the buffer is null");
-  // The kernel copies buffered messages into memory of its own; the attached size bounds it.
-  attached = buffer;
-  attached_size = size;
-  rmpl::api::kernel().attach_buffer(static_cast<std::size_t>(size));
-  return MPI_SUCCESS;
-}
-
-template <class Count>
-int Buffer_detach(void* buffer_addr, Count* size) {
-  rmpl::mpi::require_initialized();
-  if (attached_size > std::numeric_limits<Count>::max()) {
-    fail(MPI_ERR_COUNT,
-         "the attached buffer has {} bytes, more than an int holds: detach it with "
-         "MPI_Buffer_detach_c",
-         attached_size);
-  }
-  rmpl::core::engine& e = rmpl::api::kernel();
-  // Returns once every buffered message has been delivered (MPI-3.1 3.6.1).
-  e.wait_until([&] { return e.buffered_bytes() == 0; });
-  e.attach_buffer(0);
-  std::memcpy(buffer_addr, &attached, sizeof attached);
-  *size = static_cast<Count>(attached_size);
-  attached = nullptr;
-  attached_size = 0;
-  return MPI_SUCCESS;
-}
-
-int Buffer_flush(void) {
-  rmpl::mpi::require_initialized();
-  rmpl::core::engine& e = rmpl::api::kernel();
-  // MPI-4.1: as MPI_Buffer_detach's wait, the buffer staying attached.
-  e.wait_until([&] { return e.buffered_bytes() == 0; });
-  return MPI_SUCCESS;
-}
-
-int Buffer_iflush(MPI_Request* request) {
-  rmpl::mpi::require_initialized();
-  check_request_out(request);
-  rmpl::core::engine& e = rmpl::api::kernel();
-  *request = make_request(MPI_COMM_SELF, request_kind::collective,
-                          e.start_activity(std::make_unique<buffer_drain>(e))->id());
   return MPI_SUCCESS;
 }
 

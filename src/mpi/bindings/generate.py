@@ -98,7 +98,7 @@ def parse(path):
         attrs = {}
         while attr_text:
             attr = re.match(r"(\w+)(\(.*?\))?(\s+|$)", attr_text)
-            if attr.group(1) == "errors":
+            if attr.group(1) in ("errors", "session"):
                 # Balanced parentheses: the expression may call functions.
                 depth, start = 0, attr_text.index("(")
                 for stop, ch in enumerate(attr_text):
@@ -106,7 +106,7 @@ def parse(path):
                     depth -= ch == ")"
                     if ch == ")" and depth == 0:
                         break
-                attrs["errors"] = attr_text[start + 1:stop]
+                attrs[attr.group(1)] = attr_text[start + 1:stop]
                 attr_text = attr_text[stop + 1:].strip()
                 continue
             if attr.group(1) not in ("raw", "any_thread", "tool", "tool_setup"):
@@ -207,6 +207,10 @@ def inc(functions, file):
             out.append(f'extern "C" {function.ret} PMPI_{name}({", ".join(params) or "void"}) {{')
             if "raw" in function.attrs:
                 out.append(f"  return {forward};")
+            elif "session" in function.attrs:
+                # A session's function: its failures go to the session's error handler.
+                out.append(f'  return rmpl::mpi::session_call({function.attrs["session"]}, '
+                           f'"MPI_{name}", [&] {{ return {forward}; }});')
             elif "tool" in function.attrs or "tool_setup" in function.attrs:
                 # The tool interface returns its codes and never calls an error handler.
                 any_time = "true" if "tool_setup" in function.attrs else "false"
