@@ -367,8 +367,12 @@ extern struct rmpl_mpi_datatype rmpl_mpi_integer, rmpl_mpi_real, rmpl_mpi_double
 #define MPI_CXX_DOUBLE_COMPLEX RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_cxx_double_complex)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX \
   RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_cxx_long_double_complex)
+/* The MINLOC / MAXLOC pairs of Fortran types: an INTEGER and its INTEGER index, a REAL and its
+ * REAL index, a DOUBLE PRECISION and its DOUBLE PRECISION index (indices integral). */
+extern struct rmpl_mpi_datatype rmpl_mpi_2integer, rmpl_mpi_2real, rmpl_mpi_2double_precision;
 #define MPI_2INTEGER RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_2integer)
-extern struct rmpl_mpi_datatype rmpl_mpi_2integer;
+#define MPI_2REAL RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_2real)
+#define MPI_2DOUBLE_PRECISION RMPL_MPI_PREDEFINED(MPI_Datatype, rmpl_mpi_2double_precision)
 #define MPI_REAL2 MPI_DATATYPE_NULL
 #define MPI_REAL16 MPI_DATATYPE_NULL
 #define MPI_COMPLEX4 MPI_DATATYPE_NULL

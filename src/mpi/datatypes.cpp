@@ -73,6 +73,19 @@ rmpl_mpi_datatype pair(const char* name, scalar basic) {
   return t;
 }
 
+/// The Fortran pairs of MPI_MINLOC / MPI_MAXLOC whose index is a real (MPI_2REAL,
+/// MPI_2DOUBLE_PRECISION): two T, contiguous. The reductions convert the index (operators.cpp).
+template <class T>
+rmpl_mpi_datatype real_pair(const char* name, scalar basic) {
+  struct layout {
+    T value;
+    T index;
+  };
+  rmpl_mpi_datatype t = named<layout>(name, basic);
+  t.basic_size = t.size;
+  return t;
+}
+
 /// MPI_LB and MPI_UB: no data, only a position that becomes the lower / upper bound of the type
 /// built from it (MPI-1 MPI_Type_struct); the composition rules treat them as explicit bounds.
 rmpl_mpi_datatype marker(const char* name, bool lower) {
@@ -159,6 +172,9 @@ RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_double_complex,
 RMPL_PREDEFINED_TYPE(rmpl_mpi_cxx_long_double_complex,
                      named<std::complex<long double>>("MPI_CXX_LONG_DOUBLE_COMPLEX", scalar::none))
 RMPL_PREDEFINED_TYPE(rmpl_mpi_2integer, pair<int>("MPI_2INTEGER", scalar::vi_i32))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_2real, real_pair<float>("MPI_2REAL", scalar::vi_f32))
+RMPL_PREDEFINED_TYPE(rmpl_mpi_2double_precision,
+                     real_pair<double>("MPI_2DOUBLE_PRECISION", scalar::vi_f64))
 RMPL_PREDEFINED_TYPE(rmpl_mpi_lb, marker("MPI_LB", true))
 RMPL_PREDEFINED_TYPE(rmpl_mpi_ub, marker("MPI_UB", false))
 
@@ -1131,14 +1147,18 @@ int Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
   rmpl::mpi::datatype(index_type, false);
   if (pair_type == nullptr) fail(MPI_ERR_ARG, "the pair type pointer is null");
   // MPI-4.1: the predefined value-index type of MPI_MINLOC / MPI_MAXLOC for these two, or
-  // MPI_DATATYPE_NULL when there is none (MPI_2REAL and MPI_2DOUBLE_PRECISION are not here).
+  // MPI_DATATYPE_NULL when there is none.
   static const struct {
     MPI_Datatype value, index, pair;
-  } pairs[] = {
-      {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},     {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
-      {MPI_LONG, MPI_INT, MPI_LONG_INT},       {MPI_INT, MPI_INT, MPI_2INT},
-      {MPI_SHORT, MPI_INT, MPI_SHORT_INT},     {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
-      {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER}};
+  } pairs[] = {{MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+               {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+               {MPI_LONG, MPI_INT, MPI_LONG_INT},
+               {MPI_INT, MPI_INT, MPI_2INT},
+               {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+               {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+               {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+               {MPI_REAL, MPI_REAL, MPI_2REAL},
+               {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION}};
   *pair_type = MPI_DATATYPE_NULL;
   for (const auto& p : pairs) {
     if (p.value == value_type && p.index == index_type) *pair_type = p.pair;

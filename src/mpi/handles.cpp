@@ -95,6 +95,8 @@ std::vector<placed> predefined_objects() {
           at(rmpl_mpi_cxx_double_complex),
           at(rmpl_mpi_cxx_long_double_complex),
           at(rmpl_mpi_2integer),
+          at(rmpl_mpi_2real),
+          at(rmpl_mpi_2double_precision),
           at(rmpl_mpi_lb),
           at(rmpl_mpi_ub),
           at(rmpl_mpi_max),

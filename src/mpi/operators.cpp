@@ -107,6 +107,7 @@ struct named_type {
   scalar kernel_type = scalar::none;  ///< for complex types: the type of the parts
   std::size_t kernel_size = 0;        ///< bytes of one kernel element (a part, for complex)
   std::size_t value_size = 0;         ///< pair types: bytes of the value
+  std::size_t real_index = 0;         ///< Fortran real pairs: bytes of the (real) index
 };
 
 template <class T>
@@ -116,6 +117,12 @@ named_type of(const rmpl_mpi_datatype& t, type_class group) {
 template <class V>
 named_type pair_of(const rmpl_mpi_datatype& t) {
   return {&t, type_class::pair, scalar_of<value_index<V>>(), sizeof(value_index<V>), sizeof(V)};
+}
+/// MPI_2REAL, MPI_2DOUBLE_PRECISION: a value and its index, both of type V.
+template <class V>
+named_type real_pair_of(const rmpl_mpi_datatype& t) {
+  return {&t,        type_class::pair, scalar_of<value_index<V>>(), sizeof(value_index<V>),
+          sizeof(V), sizeof(V)};
 }
 
 /// Every predefined datatype and how the predefined operators see it.
@@ -183,6 +190,8 @@ const std::vector<named_type>& named_types() {
       of<double>(rmpl_mpi_cxx_double_complex, complex),
       of<long double>(rmpl_mpi_cxx_long_double_complex, complex),
       pair_of<int>(rmpl_mpi_2integer),
+      real_pair_of<float>(rmpl_mpi_2real),
+      real_pair_of<double>(rmpl_mpi_2double_precision),
       pair_of<short>(rmpl_mpi_short_int),
       pair_of<long double>(rmpl_mpi_long_double_int),
   };
@@ -415,13 +424,15 @@ reduction_plan compute_plan(const rmpl_mpi_op& o, const rmpl_mpi_datatype& t, MP
   // types; a pair may be packed tighter than its struct, then it is widened).
   const std::size_t expected =
       named->group == type_class::complex ? 2 * named->kernel_size : named->kernel_size;
-  if (named->group == type_class::pair && base_size != expected) {
-    if (base_size != named->value_size + sizeof(int)) {
-      fail(MPI_ERR_INTERN, "datatype {} holds {} bytes, not a value of {} and an int",
-           name_of(*base), base_size, named->value_size);
+  if (named->group == type_class::pair && (base_size != expected || named->real_index != 0)) {
+    const std::size_t index_size = named->real_index != 0 ? named->real_index : sizeof(int);
+    if (base_size != named->value_size + index_size) {
+      fail(MPI_ERR_INTERN, "datatype {} holds {} bytes, not a value of {} and an index of {}",
+           name_of(*base), base_size, named->value_size, index_size);
     }
     plan.packed_pair = base_size;
     plan.value_size = named->value_size;
+    plan.real_index = named->real_index;
     // Where value_index<V> keeps its int: after the value, aligned for an int.
     plan.index_offset = (named->value_size + alignof(int) - 1) / alignof(int) * alignof(int);
   } else if (base_size != expected) {
@@ -471,14 +482,44 @@ detail::reduction reduction_of(MPI_Op op, MPI_Datatype t) {
   return plan_reduction(op, t).kernel;
 }
 
+namespace {
+
+/// A real pair's index as the kernel's int: integral and within an int's range, or an error
+/// naming it (MINLOC / MAXLOC give back an index, which a Fortran program counts in integers).
+template <class Real>
+int index_of_real(const std::byte* at) {
+  Real r;
+  std::memcpy(&r, at, sizeof r);
+  if (!(r >= static_cast<Real>(INT_MIN) && r <= static_cast<Real>(INT_MAX)) ||
+      static_cast<Real>(static_cast<int>(r)) != r) {
+    fail(MPI_ERR_ARG, "the index {} of a real pair is not an integer an int holds", r);
+  }
+  return static_cast<int>(r);
+}
+template <class Real>
+void real_of_index(int index, std::byte* at) {
+  const auto r = static_cast<Real>(index);
+  std::memcpy(at, &r, sizeof r);
+}
+
+}  // namespace
+
 void widen_pairs(const reduction_plan& plan, const std::byte* packed, std::size_t pairs,
                  std::byte* wide) {
   const std::size_t element = plan.kernel.element;
   for (std::size_t i = 0; i < pairs; ++i) {
     std::memset(wide + i * element, 0, element);  // padding: defined bytes on the wire
-    std::memcpy(wide + i * element, packed + i * plan.packed_pair, plan.value_size);
-    std::memcpy(wide + i * element + plan.index_offset,
-                packed + i * plan.packed_pair + plan.value_size, sizeof(int));
+    const std::byte* pair = packed + i * plan.packed_pair;
+    std::memcpy(wide + i * element, pair, plan.value_size);
+    std::byte* index = wide + i * element + plan.index_offset;
+    if (plan.real_index == 0) {
+      std::memcpy(index, pair + plan.value_size, sizeof(int));
+    } else {
+      const int n = plan.real_index == sizeof(float)
+                        ? index_of_real<float>(pair + plan.value_size)
+                        : index_of_real<double>(pair + plan.value_size);
+      std::memcpy(index, &n, sizeof n);
+    }
   }
 }
 
@@ -486,9 +527,19 @@ void narrow_pairs(const reduction_plan& plan, const std::byte* wide, std::size_t
                   std::byte* packed) {
   const std::size_t element = plan.kernel.element;
   for (std::size_t i = 0; i < pairs; ++i) {
-    std::memcpy(packed + i * plan.packed_pair, wide + i * element, plan.value_size);
-    std::memcpy(packed + i * plan.packed_pair + plan.value_size,
-                wide + i * element + plan.index_offset, sizeof(int));
+    std::byte* pair = packed + i * plan.packed_pair;
+    std::memcpy(pair, wide + i * element, plan.value_size);
+    if (plan.real_index == 0) {
+      std::memcpy(pair + plan.value_size, wide + i * element + plan.index_offset, sizeof(int));
+    } else {
+      int n = 0;
+      std::memcpy(&n, wide + i * element + plan.index_offset, sizeof n);
+      if (plan.real_index == sizeof(float)) {
+        real_of_index<float>(n, pair + plan.value_size);
+      } else {
+        real_of_index<double>(n, pair + plan.value_size);
+      }
+    }
   }
 }
 

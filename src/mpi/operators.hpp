@@ -18,12 +18,15 @@ detail::reduction reduction_of(MPI_Op op, MPI_Datatype t);
 /// `t`'s data packed (pack() for a non-contiguous `t`); that packed form is what `kernel` reduces,
 /// except for the MINLOC/MAXLOC pair types whose C struct has padding (MPI_DOUBLE_INT, ...): MPI
 /// packs a pair as value then int (`packed_pair` bytes), the kernel reduces value_index structs
-/// (kernel.element bytes), so the packed pairs are widened before and narrowed after.
+/// (kernel.element bytes), so the packed pairs are widened before and narrowed after. The Fortran
+/// pairs MPI_2REAL and MPI_2DOUBLE_PRECISION hold their index as a real of the value's type: it
+/// is converted to the kernel's int and back (exact for the integral indices they carry).
 struct reduction_plan {
   detail::reduction kernel;
   std::size_t packed_pair = 0;   ///< non-zero: widen / narrow pairs of this many packed bytes
-  std::size_t value_size = 0;    ///< bytes of a pair's value (the int follows it when packed)
+  std::size_t value_size = 0;    ///< bytes of a pair's value (the index follows it when packed)
   std::size_t index_offset = 0;  ///< where a value_index holds the int
+  std::size_t real_index = 0;    ///< non-zero: the packed index is a float (4) or double (8)
 };
 /// Also notes in `t`'s direct_ops a predefined operator that reduces `t`'s data as it lies.
 reduction_plan plan_reduction(MPI_Op op, MPI_Datatype t);

@@ -590,14 +590,10 @@ template <class Count>
 int Send(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
   return send_fast<send_mode::standard>(buf, n, type, dest, tag, c);
 }
-template <class Count>
-int Ssend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
-  blocking_send(buf, n, type, dest, tag, c, send_mode::synchronous);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Bsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
-  blocking_send(buf, n, type, dest, tag, c, send_mode::buffered);
+/// MPI_Ssend and MPI_Bsend (the spec's impl(blocking<mode>)).
+template <send_mode mode, class Count>
+int blocking(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c) {
+  blocking_send(buf, n, type, dest, tag, c, mode);
   return MPI_SUCCESS;
 }
 template <class Count>
@@ -616,32 +612,12 @@ int Recv(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c,
 
 // ---------------------------------------------------------------- nonblocking
 
-template <class Count>
-int Isend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-          MPI_Request* request) {
+/// MPI_Isend, MPI_Issend, MPI_Ibsend and MPI_Irsend (the spec's impl(send_request<mode>)).
+template <send_mode mode, class Count>
+int send_request(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                 MPI_Request* request) {
   check_request_out(request);
-  *request = start_send(buf, n, type, dest, tag, c, send_mode::standard);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Issend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-           MPI_Request* request) {
-  check_request_out(request);
-  *request = start_send(buf, n, type, dest, tag, c, send_mode::synchronous);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Ibsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-           MPI_Request* request) {
-  check_request_out(request);
-  *request = start_send(buf, n, type, dest, tag, c, send_mode::buffered);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Irsend(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-           MPI_Request* request) {
-  check_request_out(request);
-  *request = start_send(buf, n, type, dest, tag, c, send_mode::ready);
+  *request = start_send(buf, n, type, dest, tag, c, mode);
   return MPI_SUCCESS;
 }
 template <class Count>
@@ -654,32 +630,13 @@ int Irecv(void* buf, Count n, MPI_Datatype type, int source, int tag, MPI_Comm c
 
 // ---------------------------------------------------------------- persistent
 
-template <class Count>
-int Send_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-              MPI_Request* request) {
+/// MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init and MPI_Rsend_init (the spec's
+/// impl(persistent_send<mode>)).
+template <send_mode mode, class Count>
+int persistent_send(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
+                    MPI_Request* request) {
   check_request_out(request);
-  *request = send_init(buf, n, type, dest, tag, c, send_mode::standard);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Ssend_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-               MPI_Request* request) {
-  check_request_out(request);
-  *request = send_init(buf, n, type, dest, tag, c, send_mode::synchronous);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Bsend_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-               MPI_Request* request) {
-  check_request_out(request);
-  *request = send_init(buf, n, type, dest, tag, c, send_mode::buffered);
-  return MPI_SUCCESS;
-}
-template <class Count>
-int Rsend_init(const void* buf, Count n, MPI_Datatype type, int dest, int tag, MPI_Comm c,
-               MPI_Request* request) {
-  check_request_out(request);
-  *request = send_init(buf, n, type, dest, tag, c, send_mode::ready);
+  *request = send_init(buf, n, type, dest, tag, c, mode);
   return MPI_SUCCESS;
 }
 template <class Count>

@@ -65,6 +65,15 @@ bool tuned(unsigned long long& value) {
   return true;
 }
 
+/// A performance variable: what engine member function `level` says while MPI runs.
+template <auto level>
+bool engine_reads(unsigned long long& value) {
+  core::engine* e = running();
+  if (e == nullptr) return false;
+  value = static_cast<unsigned long long>((e->*level)());
+  return true;
+}
+
 struct variable {
   const char* name;
   const char* description;
@@ -108,37 +117,13 @@ const variable control_variables[] = {
 
 const variable performance_variables[] = {
   {"rmpl_unexpected_messages", "Messages taken out of the rings that wait for their receive "
-   "(a level).", MPI_T_VERBOSITY_USER_BASIC,
-   [](unsigned long long& value) {
-     core::engine* e = running();
-     if (e == nullptr) return false;
-     value = e->unexpected_messages();
-     return true;
-   }},
+   "(a level).", MPI_T_VERBOSITY_USER_BASIC, engine_reads<&core::engine::unexpected_messages>},
   {"rmpl_buffered_bytes", "Bytes of buffered sends not delivered yet (a level).",
-   MPI_T_VERBOSITY_USER_BASIC,
-   [](unsigned long long& value) {
-     core::engine* e = running();
-     if (e == nullptr) return false;
-     value = e->buffered_bytes();
-     return true;
-   }},
+   MPI_T_VERBOSITY_USER_BASIC, engine_reads<&core::engine::buffered_bytes>},
   {"rmpl_collectives_in_flight", "Nonblocking collectives started and not finished (a level).",
-   MPI_T_VERBOSITY_USER_BASIC,
-   [](unsigned long long& value) {
-     core::engine* e = running();
-     if (e == nullptr) return false;
-     value = e->collectives_in_flight();
-     return true;
-   }},
+   MPI_T_VERBOSITY_USER_BASIC, engine_reads<&core::engine::collectives_in_flight>},
   {"rmpl_receives_posted", "Receives started before their message had arrived, since MPI_Init "
-   "(a counter).", MPI_T_VERBOSITY_USER_BASIC,
-   [](unsigned long long& value) {
-     core::engine* e = running();
-     if (e == nullptr) return false;
-     value = e->receives_posted();
-     return true;
-   }},
+   "(a counter).", MPI_T_VERBOSITY_USER_BASIC, engine_reads<&core::engine::receives_posted>},
 };
 // clang-format on
 /// Each performance variable's class, in the order above.

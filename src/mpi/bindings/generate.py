@@ -98,7 +98,7 @@ def parse(path):
         attrs = {}
         while attr_text:
             attr = re.match(r"(\w+)(\(.*?\))?(\s+|$)", attr_text)
-            if attr.group(1) in ("errors", "session"):
+            if attr.group(1) in ("errors", "session", "collective", "impl"):
                 # Balanced parentheses: the expression may call functions.
                 depth, start = 0, attr_text.index("(")
                 for stop, ch in enumerate(attr_text):
@@ -185,6 +185,23 @@ def wrap_comment(text, width=100):
     return lines
 
 
+def collective_body(function, params):
+    """The body of a collective with `collective(HELPER[, LEADING...])`: HELPER, collectives.cpp's
+    general path, takes the arguments (after LEADING ones) and a request: none for MPI_X, the
+    caller's for MPI_IX, and MPI_X_init's request runs it at every MPI_Start (start_later)."""
+    helper, *leading = [a.strip() for a in function.attrs["collective"].split(",")]
+    names = [param_name(p) for p in params]
+    if function.name.endswith("_init"):
+        given = [n for n in names if n not in ("info", "request")]
+        return (f"rmpl::mpi::start_later<rmpl::mpi::{helper}>(comm, info, request, "
+                f"{', '.join(leading + given)})")
+    if names and names[-1] == "request":
+        given = ", ".join(leading + names)
+        return (f"(rmpl::mpi::check_request(request), rmpl::mpi::{helper}({given}), "
+                f"MPI_SUCCESS)")
+    return f"(rmpl::mpi::{helper}({', '.join(leading + names + ['nullptr'])}), MPI_SUCCESS)"
+
+
 def default_errors(function):
     for p in function.params:
         if re.match(r"MPI_Comm\s+\w+$", p):
@@ -204,6 +221,17 @@ def inc(functions, file):
         for name, params, template in bindings_of(function):
             args = ", ".join(a for a in (param_name(p) for p in params) if a)
             forward = f"rmpl::mpi::impl::{function.name}{template}({args})"
+            if "collective" in function.attrs:
+                forward = collective_body(function, params)
+            elif "impl" in function.attrs:
+                # Another function of impl serves this one (a mode of a family, say); the count
+                # type goes last among its template arguments.
+                callee = function.attrs["impl"]
+                if template and callee.endswith(">"):
+                    callee = f"{callee[:-1]}, {template[1:]}"
+                elif template:
+                    callee += template
+                forward = f"rmpl::mpi::impl::{callee}({args})"
             out.append(f'extern "C" {function.ret} PMPI_{name}({", ".join(params) or "void"}) {{')
             if "raw" in function.attrs:
                 out.append(f"  return {forward};")
