@@ -74,10 +74,6 @@ MPI_Request drain_request(MPI_Comm c, std::shared_ptr<const core::buffer_account
                       e.start_activity(std::make_unique<buffer_drain>(std::move(account)))->id());
 }
 
-void check_request_out(MPI_Request* request) {
-  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-}
-
 /// The account a communicator's buffered sends draw on now.
 std::shared_ptr<const core::buffer_account> account_of(const rmpl_mpi_comm& c);
 

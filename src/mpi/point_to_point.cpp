@@ -338,10 +338,6 @@ MPI_Request recv_init(void* buf, Count n, MPI_Datatype type, int source, int tag
   });
 }
 
-void check_request_out(MPI_Request* request) {
-  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
-}
-
 /// MPI_Isendrecv: the receive posted first, then the send (as MPI_Sendrecv), both held by one
 /// request whose kernel request is a pair of them (core/request_pair.hpp) and whose status is the
 /// receive's. `keep` (MPI_Isendrecv_replace's packed copy of the outgoing data) lives as long as

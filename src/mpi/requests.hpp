@@ -5,12 +5,17 @@
 #include <functional>
 #include <memory>
 
+#include "mpi/call.hpp"
 #include "mpi/objects.hpp"
 
 namespace rmpl::mpi {
 
 /// A new request for kernel request `id` started on `comm`.
 MPI_Request make_request(MPI_Comm comm, request_kind kind, detail::request_id id);
+/// Checks the address where a call will write a new request (MPI_ERR_ARG when null).
+inline void check_request_out(MPI_Request* request) {
+  if (request == nullptr) fail(MPI_ERR_ARG, "the request pointer is null");
+}
 /// The same, with `on_complete`, which runs once when the kernel request completes successfully
 /// (before the status is reported); it may keep state alive (captured) until then.
 MPI_Request make_request(MPI_Comm comm, request_kind kind, detail::request_id id,
