@@ -24,7 +24,7 @@
 #include <cstdint>
 
 #include "coll/task.hpp"
-#include "fabric/shm/layout.hpp"
+#include "fabric/node_segment.hpp"
 
 namespace rmpl::coll {
 
@@ -36,7 +36,7 @@ class shared_area {
         op_(&x.op()),
         comm_(&x.comm()),
         slot_(x.comm().area),
-        ring_(ring_for(x.engine().fabric().p().coll_area_bytes)) {}
+        ring_(ring_for(x.engine().node().area_bytes())) {}
 
   /// The bytes of an area of `area_bytes` its rounds use: the largest power of two that fits.
   static std::size_t ring_for(std::size_t area_bytes) noexcept {
@@ -60,7 +60,7 @@ class shared_area {
   /// operand, 2: an operand and a result) of `bytes` (at most chunk()); call before the first
   /// co_await, so that collectives claim rounds in the order they start. Returns the first.
   std::uint64_t claim(std::uint64_t rounds, std::size_t bytes, int buffers, pace p) noexcept {
-    buffer_ = std::bit_ceil(std::max<std::size_t>(bytes, fabric::shm::cache_line));
+    buffer_ = std::bit_ceil(std::max<std::size_t>(bytes, fabric::cache_line));
     const std::size_t used =
         bytes == 0 || buffers == 0 ? 0 : buffer_ * static_cast<std::size_t>(buffers);
     rounds_ = comm_->area_rounds.claim(rounds, used, p == pace::ahead ? ring_ : 0, ring_);
@@ -70,7 +70,7 @@ class shared_area {
 
   /// Member r's operand and result buffers of round s (one of the claimed ones).
   std::byte* operand(int r, std::uint64_t s) const noexcept {
-    return engine_->fabric().area_data(comm_->to_world(r), slot_) +
+    return engine_->node().area_data(comm_->to_world(r), slot_) +
            rounds_.offset(s - rounds_.first());
   }
   std::byte* result(int r, std::uint64_t s) const noexcept { return operand(r, s) + buffer_; }
@@ -105,23 +105,22 @@ class shared_area {
   /// Publishes the bytes this rank's collective whose first round is `s` carries (before round s
   /// is posted; the post's release carries it).
   void announce(std::uint64_t s, std::size_t bytes) noexcept {
-    fabric::shm::area_flags& mine = flags(comm_->rank);
-    const std::uint32_t e = s % fabric::shm::area_flags::size_entries;
+    fabric::area_flags& mine = flags(comm_->rank);
+    const std::uint32_t e = s % fabric::area_flags::size_entries;
     mine.round_size[e].store(bytes, std::memory_order_relaxed);
     mine.round_bytes[e].store(size_word(s, bytes), std::memory_order_relaxed);
   }
   /// Whether member r (which posted round s) announced `bytes` for its collective whose first
   /// round is s; true when its entry was already reused (it ran that far ahead): not known.
   bool agrees(int r, std::uint64_t s, std::size_t bytes) const noexcept {
-    const std::uint64_t w = flags(r).round_bytes[s % fabric::shm::area_flags::size_entries].load(
-        std::memory_order_relaxed);
+    const std::uint64_t w =
+        flags(r).round_bytes[s % fabric::area_flags::size_entries].load(std::memory_order_relaxed);
     return w == size_word(s, bytes) || (w >> 32) != (s & 0xffffffff);
   }
   /// What member r announced for its collective whose first round is s (after agrees() said no).
   std::size_t announced(int r, std::uint64_t s) const noexcept {
     return static_cast<std::size_t>(
-        flags(r).round_size[s % fabric::shm::area_flags::size_entries].load(
-            std::memory_order_relaxed));
+        flags(r).round_size[s % fabric::area_flags::size_entries].load(std::memory_order_relaxed));
   }
   /// The first member other than this rank (of those `readable`) that did not announce `bytes`
   /// for the collective whose first round is s, or -1.
@@ -172,12 +171,12 @@ class shared_area {
                         static_cast<std::uint32_t>(b >> 32) * std::uint32_t{0x9e3779b1};
     return (s & 0xffffffff) << 32 | digest;
   }
-  fabric::shm::area_flags& flags(int r) const noexcept {
-    return engine_->fabric().area(comm_->to_world(r), slot_);
+  fabric::area_flags& flags(int r) const noexcept {
+    return engine_->node().area(comm_->to_world(r), slot_);
   }
   void wake_members() const noexcept {
     for (int r = 0; r < comm_->size; ++r) {
-      if (r != comm_->rank) engine_->fabric().notify(comm_->to_world(r));
+      if (r != comm_->rank) engine_->node().notify(comm_->to_world(r));
     }
   }
 

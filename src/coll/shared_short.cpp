@@ -15,7 +15,7 @@
 namespace rmpl::coll {
 namespace {
 
-using fabric::shm::area_flags;
+using fabric::area_flags;
 constexpr std::uint64_t depth = area_flags::short_depth;
 /// A member rings the others' doorbells after finishing every `half`-th call only (a writer short
 /// of room waits for a multiple of it, see make_room): the rest cost a local store.
@@ -45,7 +45,7 @@ class short_call {
       : what_(what),
         e_(e),
         c_(c),
-        d_(e.fabric()),
+        d_(e.node()),
         k_(c.short_calls += lines),
         first_(k_ - lines + 1),
         size_(static_cast<std::uint64_t>(size) << size_shift) {}
@@ -214,7 +214,7 @@ class short_call {
   const char* what_;
   core::engine& e_;
   core::communicator& c_;
-  const fabric::shm::domain& d_;
+  const fabric::node_segment& d_;
   std::uint64_t k_;
   std::uint64_t first_;
   std::uint64_t size_;  ///< own size, shifted into place
@@ -481,7 +481,7 @@ std::uint64_t pass_short_call(core::engine& e, core::communicator& c) {
 }
 
 void finish_entry(core::engine& e, const core::communicator& c, std::uint64_t call) {
-  const fabric::shm::domain& d = e.fabric();
+  const fabric::node_segment& d = e.node();
   d.area(c.to_world(c.rank), c.area).short_done.store(call, std::memory_order_release);
   if (call % half != 0 || c.size == 1) return;  // as short_call::finish
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -491,7 +491,7 @@ void finish_entry(core::engine& e, const core::communicator& c, std::uint64_t ca
 }
 
 int took_short(const core::engine& e, const core::communicator& c, const entry_watch& w) {
-  const fabric::shm::domain& d = e.fabric();
+  const fabric::node_segment& d = e.node();
   for (int r = 0; r < c.size; ++r) {
     if (r == c.rank || (w.member >= 0 && r != w.member)) continue;
     const area_flags& a = d.area(c.to_world(r), c.area);

@@ -2,7 +2,7 @@
 // allreduce of at most payload_lines_max lines of short_max bytes, allgather of blocks of at most
 // short_max bytes and alltoall of blocks that fit whole in short_lines_max lines, for blocking
 // calls on a communicator that holds a collective area. Each member owns a ring of
-// area_flags::short_depth line-sized slots in its area (fabric/shm/layout.hpp); short call k of a
+// area_flags::short_depth line-sized slots in its area (fabric/node_segment.hpp); short call k of a
 // communicator uses slot k % depth of every member, and a slot holds the payload and the call
 // number in ONE cache line: the owner writes the payload, then the number with release; a reader
 // polls that line alone, and one line transfer brings it both. Each member publishes how many short
@@ -42,12 +42,12 @@
 #include <cstddef>
 
 #include "coll/collectives.hpp"
-#include "fabric/shm/layout.hpp"
+#include "fabric/node_segment.hpp"
 
 namespace rmpl::coll {
 
 /// Payload bytes a short call carries: a cache line less its call number.
-inline constexpr std::size_t short_max = sizeof(fabric::shm::area_flags::short_slot::payload);
+inline constexpr std::size_t short_max = sizeof(fabric::area_flags::short_slot::payload);
 
 /// A blocking broadcast, reduce or allreduce of more than short_max bytes is a wide call: its
 /// payload in as many lines as it needs, up to payload_lines_max (1064 bytes), each line with its

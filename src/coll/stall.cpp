@@ -4,16 +4,16 @@
 #include <vector>
 
 #include "coll/task.hpp"
-#include "fabric/shm/layout.hpp"
+#include "fabric/node_segment.hpp"
 
 namespace rmpl::coll {
 
 namespace {
 
-using note = fabric::shm::stall_note;
+using note = fabric::stall_note;
 
 note& own_note(const core::engine& e) noexcept {
-  return e.fabric().info(e.rank()).stall;
+  return e.node().stall(e.rank());
 }
 
 void write(note::record& r, std::uint64_t where, const stall_position& at,
@@ -74,7 +74,7 @@ void stall_notice::clear() noexcept {
 }
 
 std::optional<stall_records> read_stall_note(const core::engine& e, int world_rank) noexcept {
-  const note& n = e.fabric().info(world_rank).stall;
+  const note& n = e.node().stall(world_rank);
   for (int attempt = 0; attempt < 64; ++attempt) {
     const std::uint64_t before = n.version.load(std::memory_order_acquire);
     if (before % 2 != 0) continue;
@@ -219,7 +219,7 @@ void answer_stalled(core::engine& e) noexcept {
   const auto& all = enrolled();
   for (int r = 0; r < e.size(); ++r) {
     if (r == e.rank()) continue;
-    const note& theirs = e.fabric().info(r).stall;
+    const note& theirs = e.node().stall(r);
     if (theirs.current.where.load(std::memory_order_acquire) != note::collective) continue;
     const std::uint64_t context = theirs.current.context.load(std::memory_order_relaxed);
     if (ambiguous(context)) continue;

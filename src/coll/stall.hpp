@@ -4,10 +4,10 @@
 // disagreements a message's size or a short call's slot shows are caught as they arrive
 // (task.hpp, shared_short.hpp); catching the rest up front costs every call (the checked mode,
 // RMPL_CHECK_COLLECTIVES=1). Here instead a blocking collective that has made no progress for the
-// engine's stall_period publishes where it waits, in its rank's stall_note (fabric/shm/layout.hpp):
-// the communicator, its position there (the collectives and short calls it has started, this one
-// included: ranks that agree reach every call at the same position) and its signature (the
-// agreement record, coll/agreement.hpp). It then reads the other members' notes:
+// engine's stall_period publishes where it waits, in its rank's stall_note
+// (fabric/node_segment.hpp): the communicator, its position there (the collectives and short calls
+// it has started, this one included: ranks that agree reach every call at the same position) and
+// its signature (the agreement record, coll/agreement.hpp). It then reads the other members' notes:
 //  - a member at the same position with another signature disagrees with this rank: this rank
 //    fails naming both values, and so does the member when it reads this rank's note (a rank that
 //    failed so keeps that call's record in its note, so that a member that looks later still sees
@@ -38,7 +38,7 @@
 #include "core/communicator.hpp"
 #include "core/context_pool.hpp"
 #include "core/engine.hpp"
-#include "fabric/shm/layout.hpp"
+#include "fabric/node_segment.hpp"
 
 namespace rmpl::coll {
 
@@ -55,7 +55,7 @@ struct stall_position {
 
 /// A member's note as read: where it waits and what its call passes, or the call it failed.
 struct stall_record {
-  std::uint64_t where = 0;  ///< fabric::shm::stall_note::none, collective or finalizing
+  std::uint64_t where = 0;  ///< fabric::stall_note::none, collective or finalizing
   stall_position at;
   agreement signature;
 };
@@ -90,7 +90,7 @@ class stall_notice {
 /// consistently; nullopt when its note kept changing.
 struct stall_records {
   stall_record current, failed;
-  std::array<stall_position, fabric::shm::stall_note::answers> answered;
+  std::array<stall_position, fabric::stall_note::answers> answered;
 };
 std::optional<stall_records> read_stall_note(const core::engine& e, int world_rank) noexcept;
 

@@ -332,13 +332,13 @@ bool is_pow2(int n) {
 /// Whether a round of the shared areas holds at least one element of `op` (a user operator's
 /// elements may be larger than a round buffer; its reductions then go over messages).
 bool area_fits(const target& t, const reduction& op) {
-  return op.element <= shared_area::chunk_for(t.engine.fabric().p().coll_area_bytes);
+  return op.element <= shared_area::chunk_for(t.engine.node().area_bytes());
 }
 
 /// Whether rendezvous messages move in one copy (process_vm_readv) on this job: the same answer
 /// on every rank (the fabric agrees on it at startup), so every rank picks the same algorithm.
 bool single_copy(const target& t) {
-  return t.engine.fabric().single_copy();
+  return t.engine.single_copy();
 }
 
 /// Whether a rooted collective of `bytes` goes through the shared areas when not forced. Measured

@@ -242,7 +242,7 @@ void operation::look_for_disagreement(const stall_position& at, const agreement&
       }
     }
     for (const stall_position& answer : note->answered) {
-      if (relate({fabric::shm::stall_note::collective, answer, {}}, at) == stall_relation::past)
+      if (relate({fabric::stall_note::collective, answer, {}}, at) == stall_relation::past)
         past.push_back(r);
     }
   }
@@ -270,7 +270,7 @@ void operation::look_for_disagreement(const stall_position& at, const agreement&
   if (rounds_first_ != 0 && c.area >= 0) {
     // A member that took part in this call's shared rounds released them all before it left.
     for (const int r : past) {
-      const fabric::shm::area_flags& theirs = engine_.fabric().area(c.to_world(r), c.area);
+      const fabric::area_flags& theirs = engine_.node().area(c.to_world(r), c.area);
       if (theirs.released.load(std::memory_order_acquire) < rounds_first_) {
         fail_stalled(errc::invalid_argument,
                      fmt::format("{} on rank {}: the ranks' calls or counts disagree: rank {} {} "

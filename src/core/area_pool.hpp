@@ -1,5 +1,5 @@
-// The collective areas of this process (fabric/shm/layout.hpp): each rank has a few in the job
-// segment, and a communicator holds the same slot on every member, so that its shared-memory
+// The collective areas of this process (fabric/node_segment.hpp): each rank has a few in the
+// node segment, and a communicator holds the same slot on every member, so that its shared-memory
 // collectives find every member's area from the slot alone. Members agree on a slot the way they
 // agree on a context (context_pool.hpp): AND their free masks, take the lowest bit. The world holds
 // slot 0. A communicator without a slot (all were taken) runs its collectives over point-to-point.
@@ -12,11 +12,12 @@
 
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "fabric/shm/domain.hpp"
+#include "fabric/node_segment.hpp"
 
 namespace rmpl::core {
 
@@ -24,8 +25,10 @@ class area_pool {
  public:
   using mask = std::uint64_t;
 
-  explicit area_pool(const fabric::shm::domain& d) : dom_(d) {
-    const std::uint32_t slots = d.p().coll_slots;
+  /// `rank`: this process's job rank; `dead(r)`: whether rank r died (its areas drain no more).
+  area_pool(const fabric::node_segment& node, int rank, std::function<bool(int)> dead)
+      : node_(node), rank_(rank), dead_(std::move(dead)) {
+    const std::uint32_t slots = node.slots();
     free_ = (slots >= 64 ? ~mask{0} : (mask{1} << slots) - 1) & ~mask{1};  // slot 0: the world
   }
 
@@ -43,9 +46,9 @@ class area_pool {
   /// Zeroes every word of this rank's areas. Only when no rank reads them any more: after the
   /// job-wide barrier of finalize, so that a later session's rounds, counted from 1, start clean.
   void reset_mine() noexcept {
-    for (std::uint32_t slot = 0; slot < dom_.p().coll_slots; ++slot) {
+    for (std::uint32_t slot = 0; slot < node_.slots(); ++slot) {
       zero(static_cast<int>(slot));
-      dom_.area(dom_.rank(), static_cast<int>(slot)).freed.store(0, std::memory_order_relaxed);
+      node_.area(rank_, static_cast<int>(slot)).freed.store(0, std::memory_order_relaxed);
     }
   }
 
@@ -55,7 +58,7 @@ class area_pool {
     if (bits == 0) return std::nullopt;
     const int slot = std::countr_zero(bits);
     free_ &= ~(mask{1} << slot);
-    dom_.area(dom_.rank(), slot).freed.store(0, std::memory_order_relaxed);
+    node_.area(rank_, slot).freed.store(0, std::memory_order_relaxed);
     return slot;
   }
 
@@ -67,7 +70,7 @@ class area_pool {
   void release(int slot, std::vector<int> members, std::uint64_t last,
                std::uint64_t short_last = 0) {
     if (slot <= 0) return;
-    dom_.area(dom_.rank(), slot).freed.store(1, std::memory_order_release);
+    node_.area(rank_, slot).freed.store(1, std::memory_order_release);
     draining_.push_back({slot, std::move(members), last, short_last});
   }
 
@@ -80,7 +83,7 @@ class area_pool {
   };
   /// Zeroes this rank's words of `slot` (relaxed: published by the messages that follow).
   void zero(int slot) const noexcept {
-    fabric::shm::area_flags& mine = dom_.area(dom_.rank(), slot);
+    fabric::area_flags& mine = node_.area(rank_, slot);
     mine.posted.store(0, std::memory_order_relaxed);
     mine.reduced.store(0, std::memory_order_relaxed);
     mine.released.store(0, std::memory_order_relaxed);
@@ -91,18 +94,19 @@ class area_pool {
   }
   bool drained(const draining& d) const noexcept {
     for (int r : d.members) {
-      const fabric::shm::area_flags& a = dom_.area(r, d.slot);
+      const fabric::area_flags& a = node_.area(r, d.slot);
       if ((a.released.load(std::memory_order_acquire) < d.last ||
            a.short_done.load(std::memory_order_acquire) < d.short_last) &&
-          a.freed.load(std::memory_order_acquire) == 0 &&
-          dom_.info(r).state.load(std::memory_order_acquire) != fabric::shm::rank_state::dead) {
+          a.freed.load(std::memory_order_acquire) == 0 && !dead_(r)) {
         return false;
       }
     }
     return true;
   }
 
-  const fabric::shm::domain& dom_;
+  const fabric::node_segment& node_;
+  int rank_;
+  std::function<bool(int)> dead_;
   mask free_;
   std::vector<draining> draining_;
 };

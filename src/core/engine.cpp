@@ -75,11 +75,11 @@ void engine::finalize() {
   wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_total_ == 0; });
   // Members stalled in a collective that waits for a message of this rank learn from this note
   // that it has left every call, and fail instead of waiting for it (coll/stall.hpp).
-  fabric::shm::stall_note& note = dom_.info(rank_).stall;
+  fabric::stall_note& note = dom_.node().stall(rank_);
   const std::uint64_t version = note.version.load(std::memory_order_relaxed);
   note.version.store(version + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  note.current.where.store(fabric::shm::stall_note::finalizing, std::memory_order_relaxed);
+  note.current.where.store(fabric::stall_note::finalizing, std::memory_order_relaxed);
   note.version.store(version + 2, std::memory_order_release);
   const std::uint32_t generation = dom_.barrier_arrive();
   wait_until([&] { return dom_.barrier_done(generation); });
@@ -1506,6 +1506,38 @@ bool engine::progress_bounce_recv(int source) {
     }
   }
   return worked;
+}
+
+}  // namespace rmpl::core
+
+namespace rmpl::core {
+
+std::vector<std::pair<std::string, std::string>> engine::describe_transport() const {
+  const auto& p = dom_.p();
+  std::vector<std::pair<std::string, std::string>> lines;
+  lines.emplace_back("provider", "shm (one host, memfd segment shared by the ranks)");
+  lines.emplace_back("cores", fmt::format("{}", dom_.cores()));
+  lines.emplace_back(
+      "ranks per core",
+      fmt::format("{:.2f}{}", double(size_) / dom_.cores(),
+                  dom_.oversubscribed() ? " (oversubscribed: waits sleep at once)" : ""));
+  lines.emplace_back("single copy", fmt::format("{} ({})", dom_.single_copy() ? "yes" : "no",
+                                                dom_.single_copy_reason()));
+  lines.emplace_back("inline max", fmt::format("{} bytes in one 64-byte cell, up to {} in the ring "
+                                               "(RMPL_INLINE_MAX)",
+                                               inline_capacity, tune_.inline_max));
+  lines.emplace_back("eager max",
+                     fmt::format("{} bytes (RMPL_EAGER_MAX), {} slots per rank (RMPL_EAGER_SLOTS)",
+                                 tune_.eager_max, p.eager_slots));
+  lines.emplace_back(
+      "rendezvous",
+      fmt::format("above {} bytes, {}", tune_.eager_max,
+                  dom_.single_copy() ? "single copy by the receiver"
+                                     : fmt::format("pipelined through {} x {} byte bounce chunks",
+                                                   p.bounce_chunks, p.bounce_chunk_bytes)));
+  lines.emplace_back("ring",
+                     fmt::format("{} cells per directed pair (RMPL_RING_CELLS)", p.ring_cells));
+  return lines;
 }
 
 }  // namespace rmpl::core

@@ -59,7 +59,17 @@ class engine {
 
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
-  const fabric::shm::domain& fabric() const noexcept { return dom_; }
+  /// The collective areas, stall notes and doorbells of the ranks on this node
+  /// (fabric/node_segment.hpp).
+  const fabric::node_segment& node() const noexcept { return dom_.node(); }
+  /// Whether a receiver copies a rendezvous straight out of its sender's memory (and sends and
+  /// receives may be in segments, start_send/start_recv below): the same on every rank.
+  bool single_copy() const noexcept { return dom_.single_copy(); }
+  /// Wakes this rank's wait if it sleeps (for completions that happen outside the library's
+  /// calls, such as a generalized request completed by another thread). Any thread may call it.
+  void wake() const noexcept { dom_.notify(rank_); }
+  /// What rmpl-info prints of the transport: (name, value) lines.
+  std::vector<std::pair<std::string, std::string>> describe_transport() const;
   const tuning& tune() const noexcept { return tune_; }
   /// The context ids in use by this process's communicators.
   context_pool& contexts() noexcept { return contexts_; }
@@ -580,7 +590,10 @@ class engine {
   /// scattered_read()'s iovecs: a batch of the sender's list, and one batch per side for a call.
   std::unique_ptr<iovec[]> segment_scratch_;
   context_pool contexts_;
-  area_pool areas_{dom_};
+  area_pool areas_{dom_.node(), rank_, [this](int r) {
+                     return dom_.info(r).state.load(std::memory_order_acquire) ==
+                            fabric::shm::rank_state::dead;
+                   }};
   int next_source_ = 0;  ///< where the next progress pass starts draining (round robin)
   buffer_account process_buffer_{std::size_t{16} << 20, 0, true};
   /// The communicators' and sessions' buffers, by context (buffer_account.hpp).

@@ -212,9 +212,9 @@ struct rmpl_mpi_info {
   std::vector<std::pair<std::string, std::string>> entries;  ///< in insertion order
 };
 
-namespace rmpl::fabric::shm {
-class domain;
-}  // namespace rmpl::fabric::shm
+namespace rmpl::core {
+class engine;
+}  // namespace rmpl::core
 
 namespace rmpl::mpi {
 enum class request_kind : std::uint8_t { send, recv, collective, done, generalized };
@@ -230,9 +230,8 @@ struct grequest {
   /// (free_fn ran for a freed request: its object may be reused).
   enum : unsigned { completed = 1, freed = 2, released = 4 };
   std::atomic<unsigned> state{0};
-  /// Whose doorbell MPI_Grequest_complete rings, so that a wait asleep on it looks again.
-  const rmpl::fabric::shm::domain* bell = nullptr;
-  int rank = 0;
+  /// Whose wait MPI_Grequest_complete wakes, so that a wait asleep looks again.
+  const rmpl::core::engine* kernel = nullptr;
 };
 }  // namespace rmpl::mpi
 

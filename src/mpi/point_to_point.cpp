@@ -27,7 +27,7 @@ namespace {
 
 /// Whether the kernel takes data in segments now (it needs single copy).
 bool segments_allowed() {
-  return api::kernel().fabric().single_copy();
+  return api::kernel().single_copy();
 }
 
 /// What a send puts on the wire: the program's own bytes, their segments (`segments.count` > 0,

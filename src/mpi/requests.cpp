@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "api/runtime.hpp"
-#include "fabric/shm/domain.hpp"
 #include "mpi/call.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/pool.hpp"
@@ -801,8 +800,7 @@ int Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_func
   g->free = free_fn;
   g->cancel = cancel_fn;
   g->extra_state = extra_state;
-  g->bell = &api::kernel().fabric();
-  g->rank = api::kernel().rank();
+  g->kernel = &api::kernel();
   rmpl_mpi_request* r = requests().make();
   r->kind = request_kind::generalized;
   r->generalized = std::move(g);
@@ -821,8 +819,7 @@ int Grequest_complete(MPI_Request request) {
            "the request is not a generalized request (those come from MPI_Grequest_start)");
     }
     grequest& g = *r->generalized;
-    const rmpl::fabric::shm::domain* bell = g.bell;
-    const int rank = g.rank;
+    const rmpl::core::engine* kernel = g.kernel;
     const unsigned before = g.state.fetch_or(grequest::completed, std::memory_order_acq_rel);
     if (before & grequest::completed) {
       fail(MPI_ERR_REQUEST, "the generalized request was completed already");
@@ -834,7 +831,7 @@ int Grequest_complete(MPI_Request request) {
       callback_result(code, "free_fn");
       return MPI_SUCCESS;
     }
-    bell->notify(rank);
+    kernel->wake();
     return MPI_SUCCESS;
   });
 }

@@ -110,7 +110,7 @@ const variable control_variables[] = {
    [](unsigned long long& value) {
      core::engine* e = running();
      if (e == nullptr) return false;
-     value = e->fabric().single_copy() ? 1 : 0;
+     value = e->single_copy() ? 1 : 0;
      return true;
    }},
 };

@@ -33,7 +33,7 @@ constexpr std::size_t max_broadcast_doubles = rmpl::coll::broadcast_short_max / 
 constexpr std::size_t max_wide_doubles =
     rmpl::coll::payload_lines_max * rmpl::coll::short_max / sizeof(double);
 /// Slots of each member's ring: how far a writer may run ahead.
-constexpr int depth = static_cast<int>(rmpl::fabric::shm::area_flags::short_depth);
+constexpr int depth = static_cast<int>(rmpl::fabric::area_flags::short_depth);
 constexpr int half = depth / 2;
 
 /// Byte b of the block that communicator rank `from` sends to rank `to` in call `call` (an

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     rmpl::core::write_body(
         forged,
         rmpl::core::rts_body{size, 1, reinterpret_cast<std::uint64_t>(list.data()), list.size()});
-    if (!engine.fabric().single_copy()) expected = "but single copy is off";
+    if (!engine.single_copy()) expected = "but single copy is off";
   } else if (which == "fin_forged") {
     set(forged, kind::fin);
     rmpl::core::write_body(forged, rmpl::core::control_body{0x1234567800000001ull, 0});
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
                            rmpl::core::assist_body{id, reinterpret_cast<std::uint64_t>(big.data()),
                                                    std::uint64_t{2} << 20, 1, 4096});
     // Without single copy the send waits for CTS, and an assist is refused for that alone.
-    expected = engine.fabric().single_copy() ? "for a send of 1048576 bytes" : "assist for request";
+    expected = engine.single_copy() ? "for a send of 1048576 bytes" : "assist for request";
   } else {
     std::fprintf(stderr, "corrupt_cell: unknown case '%s'\n", which.c_str());
     return 2;

@@ -11,30 +11,15 @@ int main() {
   try {
     rmpl::core::engine kernel;
     if (kernel.rank() != 0) return 0;
-    const auto& fabric = kernel.fabric();
-    const auto& p = fabric.p();
     const auto& t = kernel.tune();
-    fmt::print("rmpl version        {}\n", RMPL_VERSION);
-    fmt::print("provider            shm (one host, memfd segment shared by the ranks)\n");
-    fmt::print("ranks               {}\n", kernel.size());
-    fmt::print("cores               {}\n", fabric.cores());
-    fmt::print("ranks per core      {:.2f}{}\n", double(kernel.size()) / fabric.cores(),
-               fabric.oversubscribed() ? " (oversubscribed: waits sleep at once)" : "");
-    fmt::print("single copy         {} ({})\n", fabric.single_copy() ? "yes" : "no",
-               fabric.single_copy_reason());
-    fmt::print("inline max          {} bytes (one 64-byte cell per message)\n",
-               rmpl::core::inline_capacity);
-    fmt::print(
-        "eager max           {} bytes (RMPL_EAGER_MAX), {} slots per rank (RMPL_EAGER_SLOTS)\n",
-        t.eager_max, p.eager_slots);
-    fmt::print("rendezvous          above {} bytes, {}\n", t.eager_max,
-               fabric.single_copy() ? "single copy by the receiver"
-                                    : fmt::format("pipelined through {} x {} byte bounce chunks",
-                                                  p.bounce_chunks, p.bounce_chunk_bytes));
-    fmt::print("ring                {} cells per directed pair (RMPL_RING_CELLS)\n", p.ring_cells);
-    fmt::print("unexpected max      {} messages held per rank (RMPL_UNEXPECTED_MAX)\n",
+    fmt::print("{:<20}{}\n", "rmpl version", RMPL_VERSION);
+    fmt::print("{:<20}{}\n", "ranks", kernel.size());
+    for (const auto& [name, value] : kernel.describe_transport()) {
+      fmt::print("{:<20}{}\n", name, value);
+    }
+    fmt::print("{:<20}{} messages held per rank (RMPL_UNEXPECTED_MAX)\n", "unexpected max",
                t.max_unexpected);
-    fmt::print("spin before sleep   {} polls (RMPL_SPIN)\n", t.spin_polls);
+    fmt::print("{:<20}{} polls (RMPL_SPIN)\n", "spin before sleep", t.spin_polls);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rmpl-info: %s\n", e.what());

@@ -33,11 +33,6 @@ int env_int(const char* name, int fallback, int min, int max) {
   return static_cast<int>(v);
 }
 
-int futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t value, int timeout_ms) noexcept {
-  timespec ts{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-  return static_cast<int>(::syscall(SYS_futex, word, FUTEX_WAIT, value, &ts, nullptr, 0));
-}
-
 constexpr std::uint64_t probe_magic = 0x70726f62652d726dull;
 
 }  // namespace
@@ -83,8 +78,14 @@ domain::domain() {
   rings_ = map_->base() + l.ring_offset;
   pools_ = map_->base() + l.pool_offset;
   bounces_ = map_->base() + l.bounce_offset;
-  colls_ = map_->base() + l.coll_offset;
-  coll_bytes_ = l.coll_bytes;
+  node_ = node_segment({.areas = map_->base() + l.coll_offset,
+                        .area_stride = l.coll_bytes,
+                        .slots = p_.coll_slots,
+                        .area_bytes = p_.coll_area_bytes,
+                        .ranks = reinterpret_cast<std::byte*>(infos_),
+                        .rank_stride = sizeof(rank_info),
+                        .stall_at = offsetof(rank_info, stall),
+                        .bell_at = offsetof(rank_info, bell)});
   ring_bytes_ = l.ring_bytes;
   pool_bytes_ = l.pool_bytes;
   bounce_bytes_ = l.bounce_bytes;
@@ -113,28 +114,21 @@ domain::~domain() {
   if (infos_) infos_[rank_].state.store(rank_state::finalized, std::memory_order_release);
 }
 
-void domain::wake(doorbell& b) noexcept {
-  b.ring.fetch_add(1, std::memory_order_release);
-  ::syscall(SYS_futex, &b.ring, FUTEX_WAKE, 1, nullptr, nullptr, 0);
-}
-
 void domain::sleep(std::uint32_t value, int timeout_ms) const noexcept {
   // Only here, on the way to sleep: never on the fast path. Every wait of the library sleeps
   // through this function with a bounded timeout, so a waiting rank checks at least that often.
   check_liveness();
   doorbell& b = infos_[rank_].bell;
-  futex_wait(&b.ring, value, timeout_ms);
+  sleep_on(b, value, timeout_ms);
   b.sleeping.store(0, std::memory_order_relaxed);
 }
 
 void domain::sleep_leaving_flag(std::uint32_t value, int timeout_ms) const noexcept {
-  futex_wait(&infos_[rank_].bell.ring, value, timeout_ms);
+  sleep_on(infos_[rank_].bell, value, timeout_ms);
 }
 
 void domain::wake_own_threads() const noexcept {
-  doorbell& b = infos_[rank_].bell;
-  b.ring.fetch_add(1, std::memory_order_release);
-  ::syscall(SYS_futex, &b.ring, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+  ring_all(infos_[rank_].bell);
 }
 
 std::string domain::describe_death(int r) const {

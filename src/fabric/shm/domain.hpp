@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/node_segment.hpp"
 #include "fabric/shm/layout.hpp"
 #include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
@@ -64,16 +65,8 @@ class domain {
            std::size_t(i) * p_.bounce_chunk_bytes;
   }
 
-  // ---- collective areas: coll_slots per rank, each held by at most one communicator at a time
-  // ----
-  area_flags& area(int r, int slot) const noexcept {
-    return *reinterpret_cast<area_flags*>(colls_ +
-                                          (std::size_t(r) * p_.coll_slots + slot) * coll_bytes_);
-  }
-  /// The area's p().coll_area_bytes data bytes (64-byte aligned).
-  std::byte* area_data(int r, int slot) const noexcept {
-    return reinterpret_cast<std::byte*>(&area(r, slot)) + sizeof(area_flags);
-  }
+  // ---- the node's shared areas for the collectives ----
+  const node_segment& node() const noexcept { return node_; }
 
   // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed
   // ----
@@ -82,14 +75,8 @@ class domain {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
     wake_if_sleeping(peer);
   }
-  /// notify() without its fence, for waking several peers after one: the caller must have issued
-  /// std::atomic_thread_fence(std::memory_order_seq_cst) after publishing. (Without a fence the
-  /// store may still sit in this core's store buffer while `sleeping` is read as 0 and the peer,
-  /// between its own fence and futex wait, reads the old word: a lost wake-up, 100 ms asleep.)
-  void wake_if_sleeping(int peer) const noexcept {
-    doorbell& b = infos_[peer].bell;
-    if (b.sleeping.load(std::memory_order_relaxed) != 0) wake(b);
-  }
+  /// notify() without its fence, for waking several peers after one fence (fabric/doorbell.hpp).
+  void wake_if_sleeping(int peer) const noexcept { fabric::wake_if_sleeping(infos_[peer].bell); }
   /// First half of going to sleep: announces it and returns the bell's value. The caller must then
   /// look for work once more (anything published before this point is visible) and either
   /// sleep(value) or cancel_sleep().
@@ -151,7 +138,6 @@ class domain {
   int cores() const noexcept { return cores_; }
 
  private:
-  static void wake(doorbell& b) noexcept;
   void startup_barrier();
   void probe_single_copy();
 
@@ -164,8 +150,8 @@ class domain {
   std::byte* rings_ = nullptr;
   std::byte* pools_ = nullptr;
   std::byte* bounces_ = nullptr;
-  std::byte* colls_ = nullptr;
-  std::size_t ring_bytes_ = 0, pool_bytes_ = 0, bounce_bytes_ = 0, coll_bytes_ = 0;
+  std::size_t ring_bytes_ = 0, pool_bytes_ = 0, bounce_bytes_ = 0;
+  node_segment node_;
   int single_copy_error_ = 0;  // 0 on, errno of the probe, -1 turned off, -2 a peer failed
   bool oversubscribed_ = false;
   int cores_ = 1;

@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fabric/doorbell.hpp"
+#include "fabric/node_segment.hpp"
+
 namespace rmpl::fabric::shm {
 
-inline constexpr std::size_t cache_line = 64;
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
 inline constexpr std::uint32_t segment_version = 6;
 
@@ -27,39 +29,7 @@ struct params {
   std::uint32_t coll_area_bytes = 1u << 20;  ///< data bytes of each collective area
 };
 
-/// A futex word a rank sleeps on, and the flag that tells producers to wake it.
-struct alignas(cache_line) doorbell {
-  std::atomic<std::uint32_t> sleeping{0};  // owner writes; producers read
-  std::atomic<std::uint32_t> ring{0};      // producers increment and wake; owner waits on it
-};
-
 enum class rank_state : std::uint32_t { absent = 0, alive = 1, finalized = 2, dead = 3 };
-
-/// Where a rank waits when it has made no progress for a while (coll/stall.hpp): written by its
-/// owner only then (a seqlock: `version` odd while the words change), read by the members of the
-/// communicator it waits on, who tell from it a disagreement (an erroneous program) from a slow
-/// peer. Nothing writes it while calls make progress.
-struct alignas(cache_line) stall_note {
-  enum : std::uint64_t { none = 0, collective = 1, finalizing = 2 };
-  struct record {
-    std::atomic<std::uint64_t> where{none};
-    std::atomic<std::uint64_t> context{0};  ///< the communicator's collective context
-    std::atomic<std::uint64_t> tags{0};    ///< its collectives started (tags taken), this one's too
-    std::atomic<std::uint64_t> shorts{0};  ///< its short-protocol call numbers taken, likewise
-    std::atomic<std::uint64_t> signature[5]{};  ///< what the call passes (coll/agreement.hpp)
-  };
-  /// The owner's position on a communicator that a stalled member waits on (the owner answers
-  /// while it waits itself, whatever for), or on one it has freed (`left` 1: it has finished
-  /// every call there): context 0 is no answer.
-  struct answer {
-    std::atomic<std::uint64_t> context{0}, tags{0}, shorts{0}, left{0};
-  };
-  static constexpr std::size_t answers = 8;
-  std::atomic<std::uint64_t> version{0};
-  record current;  ///< where the owner waits now
-  record failed;   ///< the last call the owner failed for what it read in a note
-  answer answered[answers];
-};
 
 /// One per rank. Written by its owner at start-up (and state by the launcher when the rank dies).
 struct alignas(cache_line) rank_info {
@@ -156,44 +126,6 @@ constexpr std::uint32_t pool_words(std::uint32_t slots) noexcept {
 struct alignas(cache_line) chunk_state {
   std::atomic<std::uint32_t> filled{0};
 };
-
-/// The words of one collective area (rank r's area for one communicator; see coll/shared_area.hpp).
-/// Each is a round number, written by the area's owner with release and only ever increased while
-/// a communicator holds the area: "my operand of round s is in my area", "my slice of round s is
-/// reduced", "I have finished reading every area for round s". Peers only read them.
-struct alignas(cache_line) area_flags {
-  std::atomic<std::uint64_t> posted{0};
-  std::atomic<std::uint64_t> reduced{0};
-  std::atomic<std::uint64_t> released{0};
-  /// The short-message protocol's words (coll/shared_short.hpp), beside the rounds': the number
-  /// of short calls this member has finished, and its ring of line-sized slots.
-  alignas(cache_line) std::atomic<std::uint64_t> short_done{0};
-  struct alignas(cache_line) short_slot {
-    std::atomic<std::uint64_t> call{0};  ///< the short call whose payload this is (written last)
-    unsigned char payload[cache_line - sizeof(std::uint64_t)];
-  };
-  /// Slots per member: how many short calls a writer may run ahead of the slowest reader. Deep,
-  /// because with ranks outnumbering cores a reader only runs when it gets a core, and then reads
-  /// every call published meanwhile at no cost but a line each: 8 B broadcasts back to back took
-  /// 0.50-0.66 µs at depth 16, 0.24 at 64, 0.13 at 256 (4 ranks on 2 cores; 8 ranks 1.0-1.2,
-  /// 0.43, 0.28; reduce alike; interleaved runs of rmpl-bench-collectives --quick, 2026-11-23).
-  /// 16 KiB per member and area.
-  static constexpr std::uint32_t short_depth = 256;
-  short_slot short_slots[short_depth];
-  /// The bytes each shared-area collective of this member carries, at its first round s % entries:
-  /// (s mod 2^32) << 32 | a 32-bit digest of the bytes (the bytes themselves below 4 GiB; see
-  /// coll/shared_area.hpp), written before round s is posted. Readers compare it with their own,
-  /// so ranks whose counts disagree fail instead of reading the wrong bytes; the whole size is in
-  /// round_size, for the error and for the rounds a disagreeing member would have taken. Deeper
-  /// than the rounds a root may run ahead (area_ring::max_ahead).
-  static constexpr std::uint32_t size_entries = 512;
-  std::atomic<std::uint64_t> round_bytes[size_entries];
-  std::atomic<std::uint64_t> round_size[size_entries];
-  /// 1 once this member has freed the communicator that holds the slot (it reads the others' words
-  /// no more), 0 again when it claims the slot for another (core/area_pool.hpp).
-  alignas(cache_line) std::atomic<std::uint32_t> freed{0};
-};
-static_assert(sizeof(area_flags::short_slot) == cache_line);
 
 /// Byte offsets of every area for a job of p.nranks ranks.
 struct layout {

@@ -22,11 +22,8 @@
 namespace rmpl::fabric::shm {
 namespace {
 
-void ring_all(rank_info* infos, int nranks) noexcept {
-  for (int r = 0; r < nranks; ++r) {
-    infos[r].bell.ring.fetch_add(1, std::memory_order_release);
-    ::syscall(SYS_futex, &infos[r].bell.ring, FUTEX_WAKE, 1, nullptr, nullptr, 0);
-  }
+void ring_every_bell(rank_info* infos, int nranks) noexcept {
+  for (int r = 0; r < nranks; ++r) ring_one(infos[r].bell);
 }
 
 std::int64_t now_ns() noexcept {
@@ -44,13 +41,13 @@ void mark_dead(header& head, rank_info* infos, int nranks, int rank, int wait_st
   infos[rank].state.store(rank_state::dead, std::memory_order_release);
   std::int32_t none = -1;
   head.failed_rank.compare_exchange_strong(none, rank, std::memory_order_acq_rel);
-  ring_all(infos, nranks);
+  ring_every_bell(infos, nranks);
 }
 
 void mark_launcher_gone(header& head, rank_info* infos, int nranks) noexcept {
   std::int32_t none = -1;
   head.failed_rank.compare_exchange_strong(none, nranks, std::memory_order_acq_rel);
-  ring_all(infos, nranks);
+  ring_every_bell(infos, nranks);
 }
 
 process_info read_process(pid_t pid) noexcept {
