@@ -37,21 +37,11 @@ stall_record read(const note::record& r) noexcept {
   return out;
 }
 
-/// Runs `change` on the owner's note as one seqlock write.
-template <class Change>
-void change_note(note& n, Change&& change) noexcept {
-  const std::uint64_t v = n.version.load(std::memory_order_relaxed);
-  n.version.store(v + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  change();
-  n.version.store(v + 2, std::memory_order_release);
-}
-
 }  // namespace
 
 bool stall_notice::publish(const stall_position& at, const agreement& signature) noexcept {
   if (!e_.all_in_rings()) return false;
-  change_note(own_note(e_), [&] { write(own_note(e_).current, note::collective, at, signature); });
+  own_note(e_).change([&] { write(own_note(e_).current, note::collective, at, signature); });
   published_ = true;
   return true;
 }
@@ -59,7 +49,7 @@ bool stall_notice::publish(const stall_position& at, const agreement& signature)
 void stall_notice::keep_as_failed() noexcept {
   if (!published_) return;
   note& n = own_note(e_);
-  change_note(n, [&] {
+  n.change([&] {
     const stall_record mine = read(n.current);
     write(n.failed, note::collective, mine.at, mine.signature);
     n.current.where.store(note::none, std::memory_order_relaxed);
@@ -69,7 +59,7 @@ void stall_notice::keep_as_failed() noexcept {
 
 void stall_notice::clear() noexcept {
   note& n = own_note(e_);
-  change_note(n, [&] { n.current.where.store(note::none, std::memory_order_relaxed); });
+  n.change([&] { n.current.where.store(note::none, std::memory_order_relaxed); });
   published_ = false;
 }
 
@@ -152,7 +142,7 @@ void put_answer(note& n, const stall_position& at) noexcept {
       found = true;
     }
   }
-  change_note(n, [&] {
+  n.change([&] {
     n.answered[slot].context.store(at.context, std::memory_order_relaxed);
     n.answered[slot].tags.store(at.tags, std::memory_order_relaxed);
     n.answered[slot].shorts.store(at.shorts, std::memory_order_relaxed);
@@ -163,7 +153,7 @@ void put_answer(note& n, const stall_position& at) noexcept {
 /// Forgets what `n` says of the communicators whose context `gone` says is gone.
 template <class Gone>
 void forget(note& n, Gone&& gone) noexcept {
-  change_note(n, [&] {
+  n.change([&] {
     if (gone(n.failed.context.load(std::memory_order_relaxed)))
       n.failed.where.store(note::none, std::memory_order_relaxed);
     for (note::answer& a : n.answered) {

@@ -15,6 +15,7 @@
 
 #include "core/request.hpp"
 #include "core/wire.hpp"
+#include "fabric/shm/eager_pool.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl::core {
@@ -173,7 +174,7 @@ inline fault decode_cell(const cell& c, const cell_limits& limits, decoded_cell&
 /// An eager slot's state word: 0 free, otherwise 1 + the rank of the sender that claimed it, so a
 /// cell can only name a slot its own sender filled.
 inline std::uint32_t eager_claim_word(int sender) noexcept {
-  return static_cast<std::uint32_t>(sender) + 1;
+  return fabric::shm::eager_pool::claim_word(sender);
 }
 
 /// The send a control cell of kind `how` from `source` completes or advances: a live request of

@@ -14,8 +14,6 @@
 namespace rmpl::core {
 namespace {
 
-using fabric::shm::chunk_state;
-
 std::string peer_text(int peer) {
   if (peer == any_source) return "any source";
   if (peer == proc_null) return "proc_null";
@@ -47,7 +45,6 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   tune_.assist_chunk = base::env_size("RMPL_ASSIST_CHUNK", 256u << 10, 4096, 1u << 30);
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
   matcher_ = matcher(size_, tune_.max_unexpected);
-  ring_mask_ = dom_.p().ring_cells - 1;
   // Under MPI_THREAD_MULTIPLE a thread leaving the library wakes this rank's threads asleep on its
   // bell (core/threads.hpp).
   threads::set_self_ring(
@@ -59,11 +56,10 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   out_.resize(size_);
   in_.resize(size_);
   for (int peer = 0; peer < size_; ++peer) {
-    out_[peer].cells = dom_.ring_cells(peer, rank_);
-    out_[peer].control = &dom_.ring(peer, rank_);
-    out_[peer].limit = dom_.p().ring_cells;
-    in_[peer].cells = dom_.ring_cells(rank_, peer);
-    in_[peer].control = &dom_.ring(rank_, peer);
+    out_[peer].ring = fabric::shm::ring_writer(dom_.ring_cells(peer, rank_),
+                                               &dom_.ring(peer, rank_), dom_.p().ring_cells);
+    in_[peer].ring = fabric::shm::ring_reader(dom_.ring_cells(rank_, peer), &dom_.ring(rank_, peer),
+                                              dom_.p().ring_cells);
   }
 }
 
@@ -76,11 +72,8 @@ void engine::finalize() {
   // Members stalled in a collective that waits for a message of this rank learn from this note
   // that it has left every call, and fail instead of waiting for it (coll/stall.hpp).
   fabric::stall_note& note = dom_.node().stall(rank_);
-  const std::uint64_t version = note.version.load(std::memory_order_relaxed);
-  note.version.store(version + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  note.current.where.store(fabric::stall_note::finalizing, std::memory_order_relaxed);
-  note.version.store(version + 2, std::memory_order_release);
+  note.change(
+      [&] { note.current.where.store(fabric::stall_note::finalizing, std::memory_order_relaxed); });
   const std::uint32_t generation = dom_.barrier_arrive();
   wait_until([&] { return dom_.barrier_done(generation); });
   areas_.reset_mine();
@@ -199,107 +192,9 @@ void engine::check_recv(std::uint32_t context, const void* buf, std::size_t capa
 
 // ---------------------------------------------------------------- sending
 
-void engine::refresh_limit(out_channel& ch) noexcept {
-  // The receiver writes head; one claiming more cells consumed than were published would only
-  // have this rank overwrite cells it has not read, so head is never taken beyond the tail.
-  ch.limit =
-      std::min(ch.control->head.load(std::memory_order_acquire), ch.tail) + dom_.p().ring_cells;
-}
-
-cell* engine::claim_cell(out_channel& ch, std::uint64_t reserve) noexcept {
-  if (ch.tail + reserve >= ch.limit) {
-    refresh_limit(ch);
-    if (ch.tail + reserve >= ch.limit) {
-      // Full: ask the receiver for a wake-up when it frees cells, then look once more (the receiver
-      // may have consumed between our two reads and missed the flag).
-      ch.control->sender_waiting.store(1, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      refresh_limit(ch);
-      if (ch.tail + reserve >= ch.limit) return nullptr;
-    }
-  }
-  return &ch.cells[ch.tail & ring_mask_];
-}
-
-bool engine::room_for(out_channel& ch, std::uint64_t cells) noexcept {
-  // As claim_cell, without asking for a wake-up: a message that finds no room for its long form
-  // takes another.
-  const std::uint64_t end = ch.tail + cells - 1 + control_reserve_;
-  if (end < ch.limit) return true;
-  refresh_limit(ch);
-  return end < ch.limit;
-}
-
-void engine::publish(out_channel& ch, int dest, cell* c, std::uint64_t cells) noexcept {
-  // The header's seq last, with release: the receiver reads every cell of the message after it.
-  c->seq.store(static_cast<std::uint32_t>(ch.tail + 1), std::memory_order_release);
-  ch.tail += cells;
-  dom_.notify(dest);
-}
-
-void engine::write_continuation(out_channel& ch, const unsigned char* data, std::size_t from,
-                                std::size_t bytes) noexcept {
-  constexpr std::size_t piece = fabric::shm::continuation_bytes;
-  std::uint64_t pos = ch.tail + 1;
-  for (; from < bytes; from += piece, ++pos) {
-    cell& k = ch.cells[pos & ring_mask_];
-    // Whole pieces with a constant size: a few vector moves, where a call to memcpy per piece
-    // cost more than the data.
-    if (bytes - from >= piece) {
-      std::memcpy(continuation_data(k), data + from, piece);
-    } else {
-      std::memcpy(continuation_data(k), data + from, bytes - from);
-    }
-    // A seq of its own, so that no later lap takes the data left here for a header.
-    k.seq.store(static_cast<std::uint32_t>(pos + 1), std::memory_order_relaxed);
-  }
-}
-
-void engine::read_long_inline(const in_channel& ch, bool sync, unsigned char* to,
-                              std::size_t n) const noexcept {
-  constexpr std::size_t piece = fabric::shm::continuation_bytes;
-  const std::size_t head = std::min<std::size_t>(n, header_capacity(sync));
-  std::memcpy(to, ch.cells[ch.head & ring_mask_].body, head);
-  std::uint64_t pos = ch.head + 1;
-  std::size_t at = head;
-  for (; n - at >= piece; at += piece, ++pos) {
-    std::memcpy(to + at, continuation_data(ch.cells[pos & ring_mask_]), piece);
-  }
-  if (at < n) std::memcpy(to + at, continuation_data(ch.cells[pos & ring_mask_]), n - at);
-}
-
-int engine::claim_slot(int dest) noexcept {
-  // The lowest free slot of the receiver's pool map, claimed by fetch_or (fabric/shm/layout.hpp,
-  // pool_word): the slots in use stay as few as the traffic needs and the one freed last, still in
-  // cache, is handed out first, so a deep pool costs a burst nothing until it needs the depth.
-  const std::uint32_t n = dom_.p().eager_slots;
-  const std::uint32_t words = fabric::shm::pool_words(n);
-  fabric::shm::pool_word* map = dom_.pool(dest);
-  const std::uint32_t first = static_cast<std::uint32_t>(rank_) % words;
-  for (std::uint32_t k = 0; k < words; ++k) {
-    const std::uint32_t w = (first + k) % words;
-    const std::uint32_t in_word = std::min<std::uint32_t>(64, n - 64 * w);
-    const std::uint64_t valid =
-        in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
-    std::uint64_t used = map[w].used.load(std::memory_order_relaxed);
-    while ((~used & valid) != 0) {
-      const std::uint64_t bit = std::uint64_t{1} << std::countr_zero(~used & valid);
-      used = map[w].used.fetch_or(bit, std::memory_order_acquire);
-      if ((used & bit) == 0) {
-        const std::uint32_t s = 64 * w + static_cast<std::uint32_t>(std::countr_zero(bit));
-        // The claim names this rank, so that the receiver accepts the slot only in a cell from it.
-        dom_.slot_states(dest)[s].filled.store(eager_claim_word(rank_), std::memory_order_relaxed);
-        return static_cast<int>(s);
-      }
-      used |= bit;  // another sender took it first: the next clear bit
-    }
-  }
-  return -1;  // the pool is full: the caller falls back to rendezvous rather than wait
-}
-
 bool engine::emit(int dest, request* r) {
   out_channel& ch = out_[dest];
-  cell* c = claim_cell(ch, control_reserve_);
+  cell* c = ch.ring.claim(control_reserve_);
   if (c == nullptr) return false;
   // Whatever its mode, this message matches the receive a notice for its (context, tag) announced.
   // A synchronous one then completes when published, with no ack, unless the receiver has written
@@ -323,19 +218,20 @@ bool engine::emit(int dest, request* r) {
       write_inline(*c, r->context, r->tag, r->buffer, r->bytes, flags);
     }
   } else if (r->bytes <= tune_.inline_max && r->segments.count == 0 &&
-             room_for(ch, inline_cells(r->bytes, acked))) {
+             ch.ring.room_for(inline_cells(r->bytes, acked), control_reserve_)) {
     // Long inline: the ring's own cells, no pool slot (fabric/shm/layout.hpp, continuation_bytes).
     const auto* data = static_cast<const unsigned char*>(r->buffer);
     const std::size_t head = header_capacity(acked);
     write_inline(*c, r->context, r->tag, data, head, flags);
     c->size = static_cast<std::uint32_t>(r->bytes);
-    write_continuation(ch, data, head, r->bytes);
+    ch.ring.write_continuation(data, head, r->bytes);
     cells = inline_cells(r->bytes, acked);
-  } else if (int slot; r->bytes <= tune_.eager_max && (slot = claim_slot(dest)) >= 0) {
+  } else if (int slot;
+             r->bytes <= tune_.eager_max && (slot = dom_.pool_of(dest).claim(rank_)) >= 0) {
     c->flags = flags;
     c->context = static_cast<std::uint16_t>(r->context);
     c->tag = r->tag;
-    void* data = dom_.slot(dest, static_cast<std::uint32_t>(slot));
+    void* data = dom_.pool_of(dest).data(static_cast<std::uint32_t>(slot));
     if (r->segments.count != 0) [[unlikely]] {
       gather(r->segments.entries.get(), data, r->bytes);  // straight into the slot, no staging
     } else {
@@ -397,7 +293,7 @@ void engine::write_inline(cell& c, std::uint32_t context, int tag, const void* b
   }
   out_channel& ch = out_[dest];
   if (!ch.backlog.empty()) return false;  // behind queued cells: order first
-  cell* c = claim_cell(ch, control_reserve_);
+  cell* c = ch.ring.claim(control_reserve_);
   if (c == nullptr) return false;
   if (!ch.held.empty()) [[unlikely]] {
     take_notice(ch, context, tag);  // this message matches the announced receive
@@ -422,7 +318,7 @@ void engine::announce(const context_queues& q, request* r) noexcept {
   // The notice names how far this rank has read the source's ring; a cell waiting there unread
   // means the source has published more, and would refuse it.
   if (!quiet_from(source)) return;
-  const ready_body notice{in_[source].head, r->context, r->tag};
+  const ready_body notice{in_[source].ring.head(), r->context, r->tag};
   if (source == rank_) {
     // To itself this rank is its own sender: it keeps the notice at once, with no cell (one would
     // be read only after the send it is for). Quiet, its ring to itself holds nothing unread, so
@@ -439,7 +335,7 @@ void engine::announce(const context_queues& q, request* r) noexcept {
   // and goes only with nothing queued before it (a withdraw there must arrive first).
   out_channel& ch = out_[source];
   if (!ch.backlog.empty()) return;
-  cell* c = claim_cell(ch, control_reserve_ / 2);
+  cell* c = ch.ring.claim(control_reserve_ / 2);
   if (c == nullptr) return;
   unsigned char body[sizeof(cell::body)] = {};
   std::memcpy(body, &notice, sizeof notice);
@@ -451,13 +347,13 @@ void engine::announce(const context_queues& q, request* r) noexcept {
 
 void engine::accept_notice(int source, const decoded_cell& d) {
   out_channel& ch = out_[source];
-  if (check_ready(d, ch.tail) != fault::none) [[unlikely]] {
+  if (check_ready(d, ch.ring.tail()) != fault::none) [[unlikely]] {
     corrupt(source, core::describe(fault::ready_position, d, limits_));
   }
   // Anything published or queued since the receiver's view could be matched before this rank's
   // next message on (context, tag): the receive it announced may not be the one that message
   // takes.
-  if (d.position != ch.tail || !ch.backlog.empty()) return;
+  if (d.position != ch.ring.tail() || !ch.backlog.empty()) return;
   keep_notice(ch, d.position, d.context, d.tag);
 }
 
@@ -501,7 +397,7 @@ void engine::remove_notice(out_channel& ch, std::size_t i) noexcept {
 }
 
 void engine::forge_cell_for_test(int dest, const cell& fields) {
-  cell* c = claim_cell(out_[dest], 0);
+  cell* c = out_[dest].ring.claim(0);
   if (c == nullptr) base::fail(errc::internal, "forge_cell_for_test: the ring to {} is full", dest);
   c->kind = fields.kind;
   c->flags = fields.flags;
@@ -524,7 +420,7 @@ void engine::write_control(cell* c, kind how, const unsigned char* body) noexcep
 void engine::send_control_bytes(int dest, kind how, const unsigned char* body) {
   out_channel& ch = out_[dest];
   if (ch.backlog.empty()) {
-    if (cell* c = claim_cell(ch, 0)) {
+    if (cell* c = ch.ring.claim(0)) {
       write_control(c, how, body);
       publish(ch, dest, c);
       return;
@@ -550,7 +446,7 @@ bool engine::flush_backlog(int dest) {
     if (p.req) {
       if (!emit(dest, p.req)) break;
     } else {
-      cell* c = claim_cell(ch, 0);
+      cell* c = ch.ring.claim(0);
       if (c == nullptr) break;
       write_control(c, p.how, p.body);
       publish(ch, dest, c);
@@ -789,9 +685,8 @@ request* engine::post_recv(request* r) {
   const context_queues& q = matcher_.queues(context);
   if (!q.nothing_posted() || !q.nothing_from(source)) return false;
   in_channel& ch = in_[source];
-  const std::uint32_t expected = static_cast<std::uint32_t>(ch.head + 1);
-  cell& c = ch.cells[ch.head & ring_mask_];
-  for (unsigned polls = 0; c.seq.load(std::memory_order_acquire) != expected; ++polls) {
+  cell& c = ch.ring.head_cell();
+  for (unsigned polls = 0; !ch.ring.published(c); ++polls) {
     if (polls >= tune_.fast_polls) return false;
     relax(false);
   }
@@ -820,7 +715,7 @@ request* engine::post_recv(request* r) {
   }
   out = status{source, cell_tag, size, errc::success, false};
   ch.last_flags = 0;
-  ch.head += cells;
+  ch.ring.advance(cells);
   consumed(ch, source, cells);
   return true;
 }
@@ -851,7 +746,7 @@ bool engine::fast_recv_inline_sync(in_channel& ch, cell& c, std::uint32_t contex
   std::memcpy(&cookie, c.body + cookie_offset, sizeof cookie);
   out = status{source, cell_tag, size, errc::success, false};
   ch.last_flags = flags;
-  ch.head += cells;
+  ch.ring.advance(cells);
   consumed(ch, source, cells);
   ack_now(source, cookie);
   return true;
@@ -864,15 +759,14 @@ bool engine::fast_recv_eager(in_channel& ch, cell& c, std::uint32_t context, voi
   decoded_cell d;
   if (decode_cell(c, limits_, d) != fault::none || (d.flags != 0 && d.flags != flag::sync) ||
       d.context != context || (tag != any_tag && d.tag != tag) || d.size > capacity ||
-      dom_.slot_states(rank_)[d.slot].filled.load(std::memory_order_acquire) !=
-          eager_claim_word(source)) {
+      !dom_.pool_of(rank_).claimed_by(d.slot, source)) {
     return false;
   }
-  if (d.size) std::memcpy(buf, dom_.slot(rank_, d.slot), d.size);
+  if (d.size) std::memcpy(buf, dom_.pool_of(rank_).data(d.slot), d.size);
   release_slot(d.slot);
   out = status{source, d.tag, d.size, errc::success, false};
   ch.last_flags = d.flags;
-  ++ch.head;
+  ch.ring.advance(1);
   consumed(ch, source, 1);
   if (d.flags == flag::sync) ack_now(source, d.cookie);
   return true;
@@ -883,13 +777,6 @@ void engine::ack_now(int source, std::uint64_t cookie) {
   // The receive returns now, and the sender's ssend must not wait for this rank's next call into
   // rmpl: an ack that found the ring full goes out before the receive returns.
   if (controls_owed_ != 0) wait_until([] { return true; });
-}
-
-void engine::release_slot(std::uint32_t slot) noexcept {
-  // Senders may claim it again: its bit cleared with release, after the copy-out.
-  dom_.slot_states(rank_)[slot].filled.store(0, std::memory_order_relaxed);
-  dom_.pool(rank_)[slot / 64].used.fetch_and(~(std::uint64_t{1} << (slot % 64)),
-                                             std::memory_order_release);
 }
 
 status engine::recv(std::uint32_t context, void* buf, std::size_t capacity, int source, int tag) {
@@ -925,9 +812,10 @@ void engine::deliver(request* r, const incoming& m) {
       break;
     case kind::eager:
       if (r->segments.count != 0) [[unlikely]] {
-        scatter(dom_.slot(rank_, m.slot), r->segments.entries.get(), n);  // no staging either
+        scatter(dom_.pool_of(rank_).data(m.slot), r->segments.entries.get(),
+                n);  // no staging either
       } else if (n) {
-        std::memcpy(r->buffer, dom_.slot(rank_, m.slot), n);
+        std::memcpy(r->buffer, dom_.pool_of(rank_).data(m.slot), n);
       }
       release_slot(m.slot);
       break;
@@ -1160,33 +1048,19 @@ bool engine::drain(int source) {
   in_channel& ch = in_[source];
   std::size_t taken = 0;
   while (taken < tune_.drain_batch) {
-    cell& c = ch.cells[ch.head & ring_mask_];
-    if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(ch.head + 1)) break;
-    const std::uint32_t cells = handle_cell(ch, source, c);
+    cell* c = ch.ring.next();
+    if (c == nullptr) break;
+    const std::uint32_t cells = handle_cell(ch, source, *c);
     if (cells == 0) {
       handle_stalled_controls(source);
       break;
     }
-    ch.head += cells;
+    ch.ring.advance(cells);
     taken += cells;
   }
   if (taken == 0) return false;
   consumed(ch, source, taken);
   return true;
-}
-
-void engine::consumed(in_channel& ch, int source, std::size_t taken) noexcept {
-  ch.control->head.store(ch.head, std::memory_order_release);
-  // A sender waits only on a full ring, and draining a full ring crosses a quarter-ring boundary
-  // within a quarter ring, so checking for a waiting sender there (with the fence that pairs with
-  // claim_cell's) wakes it in time while keeping the fence off the latency path.
-  const std::uint64_t quarter = tune_.drain_batch;
-  if ((ch.head - taken) / quarter == ch.head / quarter) return;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (ch.control->sender_waiting.load(std::memory_order_relaxed) != 0) {
-    ch.control->sender_waiting.store(0, std::memory_order_relaxed);
-    dom_.notify(source);
-  }
 }
 
 std::uint32_t engine::handle_cell(in_channel& ch, int source, cell& c) {
@@ -1198,8 +1072,7 @@ std::uint32_t engine::handle_cell(in_channel& ch, int source, cell& c) {
     if (d.how != kind::consumed) handle_control(source, d);
     return 1;
   }
-  if (d.how == kind::eager && dom_.slot_states(rank_)[d.slot].filled.load(
-                                  std::memory_order_acquire) != eager_claim_word(source)) {
+  if (d.how == kind::eager && !dom_.pool_of(rank_).claimed_by(d.slot, source)) {
     corrupt(source, core::describe(fault::eager_claim, d, limits_));
   }
   ch.last_flags = d.flags;
@@ -1249,9 +1122,10 @@ void engine::handle_stalled_controls(int source) {
   // Cells are decoded from the head on, each message stepped over whole: the cells after a long
   // inline message's header are its data, not cells of their own.
   in_channel& ch = in_[source];
-  for (std::uint64_t pos = ch.head; pos < ch.head + dom_.p().ring_cells;) {
-    cell& c = ch.cells[pos & ring_mask_];
-    if (c.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pos + 1)) break;
+  for (std::uint64_t pos = ch.ring.head(); pos < ch.ring.head() + ch.ring.size();) {
+    cell* at = ch.ring.published_at(pos);
+    if (at == nullptr) break;
+    cell& c = *at;
     decoded_cell d;
     if (const fault f = decode_cell(c, limits_, d); f != fault::none) {
       corrupt(source, core::describe(f, d, limits_));
@@ -1311,28 +1185,26 @@ void engine::handle_control(int source, const decoded_cell& d) {
 // receiver never depends on the sender: it claims whatever is left, and waits only for chunks the
 // sender has already claimed.
 int engine::assisted_read(int source, request* r, const incoming& m, std::size_t bytes) {
-  fabric::shm::ring_control& pair = *in_[source].control;
   std::uint32_t id = ++in_[source].assist_id;
   if (id == 0) id = ++in_[source].assist_id;
   const std::uint64_t chunk = tune_.assist_chunk;
-  pair.assist_done.store(0, std::memory_order_relaxed);
-  pair.assist_error.store(0, std::memory_order_relaxed);
-  pair.assist_claim.store(std::uint64_t{id} << 32, std::memory_order_release);
+  fabric::shm::assisted_transfer transfer(in_[source].ring.control(), id, bytes, chunk);
+  transfer.open();
   send_control(source, kind::assist,
                assist_body{m.cookie, reinterpret_cast<std::uint64_t>(r->buffer), bytes, id,
                            static_cast<std::uint32_t>(chunk)});
-  int err = copy_claimed_chunks(pair, id, bytes, chunk, [&](std::uint64_t offset, std::size_t len) {
+  int err = transfer.copy_claimed_chunks([&](std::uint64_t offset, std::size_t len) {
     return dom_.read_peer(source, reinterpret_cast<const void*>(m.address + offset),
                           static_cast<std::byte*>(r->buffer) + offset, len);
   });
-  for (unsigned spins = 1; pair.assist_done.load(std::memory_order_acquire) < bytes; ++spins) {
+  for (unsigned spins = 1; !transfer.done(); ++spins) {
     relax(false);  // the sender is finishing a chunk it claimed
     if ((spins & 0xfff) == 0) {
       dom_.check_liveness();  // a sender that died mid-chunk, its launcher stopped
       if (dom_.failed_rank() >= 0) throw_dead_rank();
     }
   }
-  if (err == 0) err = pair.assist_error.load(std::memory_order_acquire);
+  if (err == 0) err = transfer.sender_error();
   return err;
 }
 
@@ -1346,35 +1218,14 @@ void engine::assist_send(int dest, const decoded_cell& d) {
     std::uint64_t bytes, address;
     std::uint32_t id, chunk;
   } const body{d.size, d.address, d.assist_id, d.assist_chunk};
-  fabric::shm::ring_control& pair = *out_[dest].control;
-  copy_claimed_chunks(
-      pair, body.id, body.bytes, body.chunk, [&](std::uint64_t offset, std::size_t len) {
-        const int err = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
-                                        static_cast<const std::byte*>(r->buffer) + offset, len);
-        // Stored before this chunk counts as done, so the receiver sees it once everything is done.
-        if (err != 0) pair.assist_error.store(err, std::memory_order_relaxed);
-        return err;
-      });
-}
-
-template <class Copy>
-int engine::copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t id,
-                                std::uint64_t bytes, std::uint64_t chunk, Copy&& copy) {
-  const std::uint64_t chunks = (bytes + chunk - 1) / chunk;
-  int err = 0;
-  for (;;) {
-    std::uint64_t word = pair.assist_claim.load(std::memory_order_relaxed);
-    const std::uint64_t k = word & 0xffffffffu;
-    if ((word >> 32) != id || k >= chunks) break;  // another transfer, or nothing left
-    if (!pair.assist_claim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel))
-      continue;
-    const std::uint64_t offset = k * chunk;
-    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - offset));
-    const int e = copy(offset, len);
-    if (e != 0 && err == 0) err = e;
-    pair.assist_done.fetch_add(len, std::memory_order_acq_rel);
-  }
-  return err;
+  fabric::shm::assisted_transfer transfer(out_[dest].ring.control(), body.id, body.bytes,
+                                          body.chunk);
+  transfer.copy_claimed_chunks([&](std::uint64_t offset, std::size_t len) {
+    const int err = dom_.write_peer(dest, reinterpret_cast<void*>(body.address + offset),
+                                    static_cast<const std::byte*>(r->buffer) + offset, len);
+    if (err != 0) transfer.note_error(err);
+    return err;
+  });
 }
 
 // ---------------------------------------------------------------- scattered rendezvous
@@ -1445,16 +1296,14 @@ void engine::start_bounce_recv(int source, request* r) {
 bool engine::progress_bounce_send(int dest) {
   out_channel& ch = out_[dest];
   request* r = ch.bounce;
-  const auto& p = dom_.p();
-  chunk_state* states = dom_.bounce_states(dest, rank_);
+  fabric::shm::bounce_chunks chunks = dom_.bounce_of(dest, rank_);
   bool worked = false;
   while (r->transferred < r->bytes) {
-    const auto k = static_cast<std::uint32_t>(ch.bounce_chunk % p.bounce_chunks);
-    if (states[k].filled.load(std::memory_order_acquire) != 0) break;
-    const std::size_t len = std::min<std::size_t>(p.bounce_chunk_bytes, r->bytes - r->transferred);
-    std::memcpy(dom_.bounce_chunk(dest, rank_, k),
-                static_cast<const std::byte*>(r->buffer) + r->transferred, len);
-    states[k].filled.store(static_cast<std::uint32_t>(len + 1), std::memory_order_release);
+    const std::uint32_t k = chunks.index(ch.bounce_chunk);
+    if (!chunks.free(k)) break;
+    const std::size_t len = std::min(chunks.chunk_bytes(), r->bytes - r->transferred);
+    std::memcpy(chunks.data(k), static_cast<const std::byte*>(r->buffer) + r->transferred, len);
+    chunks.fill(k, len);
     r->transferred += len;
     ++ch.bounce_chunk;
     worked = true;
@@ -1471,24 +1320,23 @@ bool engine::progress_bounce_send(int dest) {
 bool engine::progress_bounce_recv(int source) {
   in_channel& ch = in_[source];
   request* r = ch.bounce;
-  const auto& p = dom_.p();
-  chunk_state* states = dom_.bounce_states(rank_, source);
+  fabric::shm::bounce_chunks chunks = dom_.bounce_of(rank_, source);
   bool worked = false;
   while (r->transferred < r->message_bytes) {
-    const auto k = static_cast<std::uint32_t>(ch.bounce_chunk % p.bounce_chunks);
-    const std::uint32_t filled = states[k].filled.load(std::memory_order_acquire);
+    const std::uint32_t k = chunks.index(ch.bounce_chunk);
+    const std::uint32_t filled = chunks.filled(k);
     if (filled == 0) break;
     std::size_t len = 0;
     const std::size_t left = r->message_bytes - r->transferred;
-    if (check_bounce_chunk(filled, p.bounce_chunk_bytes, left, len) != fault::none) {
+    if (check_bounce_chunk(filled, chunks.chunk_bytes(), left, len) != fault::none) {
       corrupt(source, fmt::format("bounce chunk {} of {} bytes with {} left (chunks of {})", k, len,
-                                  left, p.bounce_chunk_bytes));
+                                  left, chunks.chunk_bytes()));
     }
     if (r->transferred < r->bytes) {
-      std::memcpy(static_cast<std::byte*>(r->buffer) + r->transferred,
-                  dom_.bounce_chunk(rank_, source, k), std::min(len, r->bytes - r->transferred));
+      std::memcpy(static_cast<std::byte*>(r->buffer) + r->transferred, chunks.data(k),
+                  std::min(len, r->bytes - r->transferred));
     }
-    states[k].filled.store(0, std::memory_order_release);
+    chunks.release(k);
     r->transferred += len;
     ++ch.bounce_chunk;
     worked = true;

@@ -27,7 +27,10 @@
 #include "core/request.hpp"
 #include "core/threads.hpp"
 #include "core/wire.hpp"
+#include "fabric/shm/assist.hpp"
+#include "fabric/shm/bounce.hpp"
 #include "fabric/shm/domain.hpp"
+#include "fabric/shm/ring.hpp"
 #include "rmpl/types.hpp"
 
 namespace rmpl::core {
@@ -368,10 +371,7 @@ class engine {
   /// could otherwise grow the list without bound); more are ignored.
   static constexpr std::size_t max_notices = 64;
   struct out_channel {
-    cell* cells = nullptr;
-    fabric::shm::ring_control* control = nullptr;
-    std::uint64_t tail = 0;   ///< cells published so far
-    std::uint64_t limit = 0;  ///< tail may grow up to this (head last seen + ring size)
+    fabric::shm::ring_writer ring;
     std::deque<pending> backlog;
     /// Control cells at the front of `backlog`: they overtake queued messages, but keep their own
     /// order (an assist must reach the sender before its transfer's fin).
@@ -383,9 +383,7 @@ class engine {
     std::uint64_t bounce_chunk = 0;
   };
   struct in_channel {
-    cell* cells = nullptr;
-    fabric::shm::ring_control* control = nullptr;
-    std::uint64_t head = 0;     ///< cells consumed so far
+    fabric::shm::ring_reader ring;
     request* bounce = nullptr;  ///< a receive being filled from the bounce buffers
     std::uint64_t bounce_chunk = 0;
     std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers
@@ -409,7 +407,7 @@ class engine {
     std::uint64_t segments;
     std::uint32_t slot;
     const unsigned char* data;
-    /// A long inline message still in its ring (read at ring->head), or nullptr: data holds it.
+    /// A long inline message still in its ring (read at its head), or nullptr: data holds it.
     const in_channel* ring = nullptr;
   };
 
@@ -449,20 +447,17 @@ class engine {
                   int tag) const;
 
   // sending
-  /// Re-reads how far the receiver has consumed: the channel's limit of cells it may write to.
-  void refresh_limit(out_channel& ch) noexcept;
-  /// A free cell of the ring, or nullptr; messages leave `reserve` cells free for control cells.
-  cell* claim_cell(out_channel& ch, std::uint64_t reserve) noexcept;
-  /// Whether `cells` cells from the tail fit, leaving the reserve for control cells.
-  bool room_for(out_channel& ch, std::uint64_t cells) noexcept;
-  /// Publishes header cell `c` of a message taking `cells` cells (the rest written already).
-  void publish(out_channel& ch, int dest, cell* c, std::uint64_t cells = 1) noexcept;
-  /// Writes bytes [from, bytes) of a long inline message into the cells after the tail's.
-  void write_continuation(out_channel& ch, const unsigned char* data, std::size_t from,
-                          std::size_t bytes) noexcept;
+  /// Publishes header cell `c` of a message taking `cells` cells (the rest written already) and
+  /// rings the receiver's bell.
+  void publish(out_channel& ch, int dest, cell* c, std::uint64_t cells = 1) noexcept {
+    ch.ring.publish(c, cells);
+    dom_.notify(dest);
+  }
   /// Copies the first n bytes of the long inline message at the head of `ch` into `to`.
-  void read_long_inline(const in_channel& ch, bool sync, unsigned char* to,
-                        std::size_t n) const noexcept;
+  static void read_long_inline(const in_channel& ch, bool sync, unsigned char* to,
+                               std::size_t n) noexcept {
+    ch.ring.read_long_inline(header_capacity(sync), to, n);
+  }
   bool emit(int dest, request* r);
   /// A send request of `bytes` bytes to `dest`, filled but for its data and not yet queued (what
   /// both start_send overloads share).
@@ -509,13 +504,12 @@ class engine {
   static void remove_notice(out_channel& ch, std::size_t i) noexcept;
   /// Nothing from `peer` waits unread in its ring to this rank (so no withdraw either).
   bool quiet_from(int peer) const noexcept {
-    const in_channel& ch = in_[peer];
-    return ch.cells[ch.head & ring_mask_].seq.load(std::memory_order_acquire) !=
-           static_cast<std::uint32_t>(ch.head + 1);
+    return in_[peer].ring.next() == nullptr;
   }
-  int claim_slot(int dest) noexcept;
   /// Frees eager slot `slot` of this rank's pool once its message is copied out.
-  void release_slot(std::uint32_t slot) noexcept;
+  void release_slot(std::uint32_t slot) noexcept {
+    dom_.pool_of(rank_).release(slot);
+  }
   /// recv()'s first step: the message from `source` (a job rank, not any_source) that is, or
   /// within a short spin becomes, the next cell of its ring, if it is inline or eager (standard or
   /// synchronous: acked here) and matches and nothing is posted or held from that source: copied
@@ -541,7 +535,11 @@ class engine {
   bool advance_activities();
   /// Advances activity request `r` once; completes it (its result taken) when the work ended.
   bool advance_activity(request* r);
-  void consumed(in_channel& ch, int source, std::size_t taken) noexcept;
+  /// Tells `source` how far this rank has read its ring (the last `taken` cells), and wakes it if
+  /// it waits for room.
+  void consumed(in_channel& ch, int source, std::size_t taken) noexcept {
+    if (ch.ring.consumed(taken)) dom_.notify(source);
+  }
   /// The cell at the head of `ch`, the ring from `source`: the cells it took (a long inline
   /// message takes several), or 0 if it must stay there for now.
   std::uint32_t handle_cell(in_channel& ch, int source, cell& c);
@@ -553,11 +551,6 @@ class engine {
   /// A single-copy rendezvous where either side is in segments: reads the sender's list in
   /// batches, checks it, and copies `bytes` with one process_vm_readv per batch. 0 or an errno.
   int scattered_read(int source, request* r, const incoming& m, std::size_t bytes);
-  /// Claims and copies chunks of assisted transfer `id` until none is left; `copy(offset, len)`
-  /// returns 0 or an errno. Returns the first errno met.
-  template <class Copy>
-  static int copy_claimed_chunks(fabric::shm::ring_control& pair, std::uint32_t id,
-                                 std::uint64_t bytes, std::uint64_t chunk, Copy&& copy);
   void assist_send(int dest, const decoded_cell& d);
   bool progress_bounce_send(int dest);
   bool progress_bounce_recv(int source);
@@ -570,7 +563,6 @@ class engine {
   int rank_;
   int size_;
   tuning tune_;
-  std::uint64_t ring_mask_;
   cell_limits limits_;  ///< what a peer's cell is checked against
   // Control cells (ack, fin, cts, assist) complete a peer's request, so this rank must not leave
   // the library while one is queued here for want of room: messages leave the last control_reserve_

@@ -56,14 +56,6 @@ constexpr bool is_long_inline(std::uint64_t size, std::uint8_t flags) noexcept {
   return size > header_capacity(flags == flag::sync);
 }
 
-/// Where a continuation cell's data lies: everything after its seq word.
-inline unsigned char* continuation_data(cell& c) noexcept {
-  return reinterpret_cast<unsigned char*>(&c) + sizeof(std::uint32_t);
-}
-inline const unsigned char* continuation_data(const cell& c) noexcept {
-  return reinterpret_cast<const unsigned char*>(&c) + sizeof(std::uint32_t);
-}
-
 /// Bodies (at offset 0 of cell::body).
 struct eager_body {
   std::uint32_t slot;

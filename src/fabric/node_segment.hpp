@@ -35,6 +35,15 @@ struct alignas(cache_line) stall_note {
   };
   static constexpr std::size_t answers = 8;
   std::atomic<std::uint64_t> version{0};
+  /// The owner's: runs `change` (which stores into the records) as one seqlock write.
+  template <class Change>
+  void change(Change&& change) noexcept {
+    const std::uint64_t v = version.load(std::memory_order_relaxed);
+    version.store(v + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    change();
+    version.store(v + 2, std::memory_order_release);
+  }
   record current;  ///< where the owner waits now
   record failed;   ///< the last call the owner failed for what it read in a note
   answer answered[answers];

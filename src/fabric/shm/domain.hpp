@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "fabric/node_segment.hpp"
+#include "fabric/shm/bounce.hpp"
+#include "fabric/shm/eager_pool.hpp"
 #include "fabric/shm/layout.hpp"
 #include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
@@ -56,6 +58,11 @@ class domain {
     return reinterpret_cast<std::byte*>(slot_states(dst) + p_.eager_slots) +
            std::size_t(i) * p_.eager_slot_bytes;
   }
+  /// Rank dst's eager pool.
+  eager_pool pool_of(int dst) const noexcept {
+    return eager_pool(pool(dst), slot_states(dst), slot(dst, 0), p_.eager_slots,
+                      p_.eager_slot_bytes);
+  }
   chunk_state* bounce_states(int dst, int src) const noexcept {
     return reinterpret_cast<chunk_state*>(bounces_ +
                                           (std::size_t(dst) * size_ + src) * bounce_bytes_);
@@ -63,6 +70,11 @@ class domain {
   std::byte* bounce_chunk(int dst, int src, std::uint32_t i) const noexcept {
     return reinterpret_cast<std::byte*>(bounce_states(dst, src) + p_.bounce_chunks) +
            std::size_t(i) * p_.bounce_chunk_bytes;
+  }
+  /// The bounce chunks of the pair src -> dst.
+  bounce_chunks bounce_of(int dst, int src) const noexcept {
+    return bounce_chunks(bounce_states(dst, src), bounce_chunk(dst, src, 0), p_.bounce_chunks,
+                         p_.bounce_chunk_bytes);
   }
 
   // ---- the node's shared areas for the collectives ----
