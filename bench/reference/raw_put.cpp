@@ -79,6 +79,7 @@
 
 #include "base/config.hpp"
 #include "fabric/shm/domain.hpp"
+#include "runtime/local/job.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -171,20 +172,20 @@ class channels {
         relax();
         continue;
       }
-      const std::uint32_t bell = d_.prepare_sleep();
+      const std::uint32_t bell = d_.job().prepare_sleep();
       finished = true;
       const bool moved_now = pass(ts, finished);  // anything published before prepare_sleep
       if (moved_now || finished) {
-        d_.cancel_sleep();
+        d_.job().cancel_sleep();
         if (finished) return;
         idle = 0;
         continue;
       }
-      if (d_.failed_rank() >= 0) {
-        d_.cancel_sleep();
-        die(d_.describe_death(d_.failed_rank()));
+      if (d_.job().failed_rank() >= 0) {
+        d_.job().cancel_sleep();
+        die(d_.job().describe_death(d_.job().failed_rank()));
       }
-      d_.sleep(bell, 100);
+      d_.job().sleep(bell, 100);
       idle = 0;
     }
   }
@@ -547,7 +548,8 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   try {
-    shm::domain d;
+    rmpl::runtime::local::job job(shm::domain::create_alone);
+    shm::domain d(job);
     if (d.size() < 2) return 0;
     const std::size_t max_bytes = sizes.empty() ? 0 : sizes.back();
     bench b(d, max_bytes);

@@ -25,7 +25,12 @@ std::string tag_text(int tag) {
 
 }  // namespace
 
-engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size_, 0) {
+engine::engine()
+    : job_(fabric::shm::domain::create_alone),
+      dom_(job_),
+      rank_(job_.rank()),
+      size_(job_.size()),
+      matcher_(size_, 0) {
   tune_.eager_max = dom_.p().eager_slot_bytes;
   tune_.inline_max = dom_.p().inline_max;
   tune_.max_unexpected = base::env_size("RMPL_UNEXPECTED_MAX", 1u << 16, 16, 1u << 26);
@@ -35,12 +40,12 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   // wake-up and sleep cost more than a yield). Otherwise a short spin catches replies without a
   // sleep.
   tune_.spin_polls = static_cast<unsigned>(
-      base::env_size("RMPL_SPIN", dom_.oversubscribed() ? 32 : 20000, 0, 1u << 30));
-  tune_.yield_when_idle = base::env_size("RMPL_YIELD", dom_.oversubscribed() ? 1 : 0, 0, 1) != 0;
-  tune_.fast_polls = dom_.oversubscribed() ? 0 : 2000;
+      base::env_size("RMPL_SPIN", job_.oversubscribed() ? 32 : 20000, 0, 1u << 30));
+  tune_.yield_when_idle = base::env_size("RMPL_YIELD", job_.oversubscribed() ? 1 : 0, 0, 1) != 0;
+  tune_.fast_polls = job_.oversubscribed() ? 0 : 2000;
   // Both sides copying a large rendezvous needs both running: not when ranks outnumber cores.
   tune_.assist_min =
-      base::env_size("RMPL_ASSIST_MIN", dom_.oversubscribed() ? std::uint64_t{1} << 62 : 512u << 10,
+      base::env_size("RMPL_ASSIST_MIN", job_.oversubscribed() ? std::uint64_t{1} << 62 : 512u << 10,
                      0, std::uint64_t{1} << 62);
   tune_.assist_chunk = base::env_size("RMPL_ASSIST_CHUNK", 256u << 10, 4096, 1u << 30);
   tune_.drain_batch = std::max<std::size_t>(dom_.p().ring_cells / 4, 1);
@@ -48,8 +53,8 @@ engine::engine() : dom_(), rank_(dom_.rank()), size_(dom_.size()), matcher_(size
   // Under MPI_THREAD_MULTIPLE a thread leaving the library wakes this rank's threads asleep on its
   // bell (core/threads.hpp).
   threads::set_self_ring(
-      [](void* d) noexcept { static_cast<const fabric::shm::domain*>(d)->wake_own_threads(); },
-      &dom_);
+      [](void* j) noexcept { static_cast<const runtime::local::job*>(j)->wake_own_threads(); },
+      &job_);
   limits_ = cell_limits{dom_.p().eager_slots, dom_.p().eager_slot_bytes, 2 * context_pool::pairs,
                         dom_.p().inline_max};
   control_reserve_ = std::max<std::uint64_t>(2, dom_.p().ring_cells / 4);
@@ -74,8 +79,8 @@ void engine::finalize() {
   fabric::stall_note& note = dom_.node().stall(rank_);
   note.change(
       [&] { note.current.where.store(fabric::stall_note::finalizing, std::memory_order_relaxed); });
-  const std::uint32_t generation = dom_.barrier_arrive();
-  wait_until([&] { return dom_.barrier_done(generation); });
+  const std::uint32_t generation = job_.barrier_arrive();
+  wait_until([&] { return job_.barrier_done(generation); });
   areas_.reset_mine();
 }
 
@@ -103,10 +108,9 @@ errc engine::vanished_peer(int peer) const {
   using clock = std::chrono::steady_clock;
   const auto give_up = clock::now() + std::chrono::seconds(10);
   for (;;) {
-    dom_.check_liveness();
-    if (dom_.failed_rank() >= 0) return errc::dead_rank;
-    const fabric::shm::rank_state s = dom_.info(peer).state.load(std::memory_order_acquire);
-    if (s == fabric::shm::rank_state::finalized) return errc::system;
+    job_.check_liveness();
+    if (job_.failed_rank() >= 0) return errc::dead_rank;
+    if (job_.finalized(peer)) return errc::system;
     if (clock::now() >= give_up) return errc::dead_rank;  // gone without a word: died all the same
     ::usleep(1000);
   }
@@ -114,12 +118,12 @@ errc engine::vanished_peer(int peer) const {
 
 void engine::check_liveness_now() noexcept {
   polls_until_liveness_ = polls_per_liveness_check;
-  dom_.check_liveness();  // a death found is marked: the next progress pass halts
+  job_.check_liveness();  // a death found is marked: the next progress pass halts
 }
 
 void engine::throw_dead_rank() const {
-  const int dead = dom_.failed_rank();
-  base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, dom_.describe_death(dead));
+  const int dead = job_.failed_rank();
+  base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, job_.describe_death(dead));
 }
 
 void engine::corrupt(int source, const std::string& what) const {
@@ -887,7 +891,7 @@ status engine::finish(request* r) {
     const int source = r->result.source;
     const std::size_t bytes = r->message_bytes;
     requests_.release(r);
-    if (dom_.failed_rank() >= 0) throw_dead_rank();  // the death as every survivor names it
+    if (job_.failed_rank() >= 0) throw_dead_rank();  // the death as every survivor names it
     base::fail(errc::dead_rank,
                "rank {} cannot continue: the process of rank {} is gone (its message of {} bytes "
                "could not be read: {}), and the launcher has not said how it ended",
@@ -988,7 +992,7 @@ status engine::probe(std::uint32_t context, int source, int tag) {
 // ---------------------------------------------------------------- progress
 
 bool engine::progress() {
-  if (dom_.failed_rank() >= 0) [[unlikely]] {
+  if (job_.failed_rank() >= 0) [[unlikely]] {
     halted_ = true;
     return false;
   }
@@ -1200,8 +1204,8 @@ int engine::assisted_read(int source, request* r, const incoming& m, std::size_t
   for (unsigned spins = 1; !transfer.done(); ++spins) {
     relax(false);  // the sender is finishing a chunk it claimed
     if ((spins & 0xfff) == 0) {
-      dom_.check_liveness();  // a sender that died mid-chunk, its launcher stopped
-      if (dom_.failed_rank() >= 0) throw_dead_rank();
+      job_.check_liveness();  // a sender that died mid-chunk, its launcher stopped
+      if (job_.failed_rank() >= 0) throw_dead_rank();
     }
   }
   if (err == 0) err = transfer.sender_error();
@@ -1368,7 +1372,7 @@ std::vector<std::pair<std::string, std::string>> engine::describe_transport() co
   lines.emplace_back(
       "ranks per core",
       fmt::format("{:.2f}{}", double(size_) / dom_.cores(),
-                  dom_.oversubscribed() ? " (oversubscribed: waits sleep at once)" : ""));
+                  job_.oversubscribed() ? " (oversubscribed: waits sleep at once)" : ""));
   lines.emplace_back("single copy", fmt::format("{} ({})", dom_.single_copy() ? "yes" : "no",
                                                 dom_.single_copy_reason()));
   lines.emplace_back("inline max", fmt::format("{} bytes in one 64-byte cell, up to {} in the ring "

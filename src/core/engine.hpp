@@ -32,6 +32,7 @@
 #include "fabric/shm/domain.hpp"
 #include "fabric/shm/ring.hpp"
 #include "rmpl/types.hpp"
+#include "runtime/local/job.hpp"
 
 namespace rmpl::core {
 
@@ -127,7 +128,7 @@ class engine {
   /// For a test that found its requests incomplete after a progress pass: throws errc::dead_rank
   /// once a rank of the job has died (nothing will move any more; a test loop would poll forever).
   /// A test loop never sleeps, so it is where such a loop checks the peers' processes too
-  /// (fabric/shm/liveness.hpp), every polls_per_liveness_check fruitless polls.
+  /// (runtime/local/liveness.hpp), every polls_per_liveness_check fruitless polls.
   void throw_if_halted() {
     if (halted_) [[unlikely]] {
       throw_dead_rank();
@@ -234,20 +235,20 @@ class engine {
         relax(tune_.yield_when_idle);
         continue;
       }
-      const std::uint32_t bell = dom_.prepare_sleep();
+      const std::uint32_t bell = job_.prepare_sleep();
       const bool moved = progress();
       const bool over = finished();
       if (moved || over) {
-        dom_.cancel_sleep();
+        job_.cancel_sleep();
         if (over) return;
         idle = 0;
         continue;
       }
-      if (dom_.failed_rank() >= 0) {
-        dom_.cancel_sleep();
+      if (job_.failed_rank() >= 0) {
+        job_.cancel_sleep();
         throw_dead_rank();
       }
-      dom_.sleep(bell, 100);
+      job_.sleep(bell, 100);
       idle = 0;
       if (clock.due()) on_stall(stalled);
     }
@@ -307,10 +308,10 @@ class engine {
   template <class Finished, class Stalled>
   void wait_threaded(Finished& finished, Stalled& stalled) {
     struct asleep {  // the count of sleepers, kept right whatever a pass throws
-      fabric::shm::domain& dom;
-      asleep(fabric::shm::domain& d) : dom(d) { ++threads::sleepers; }
+      runtime::local::job& job;
+      asleep(runtime::local::job& j) : job(j) { ++threads::sleepers; }
       ~asleep() {
-        if (--threads::sleepers == 0) dom.cancel_sleep();
+        if (--threads::sleepers == 0) job.cancel_sleep();
       }
     };
     unsigned idle = 0;
@@ -330,17 +331,17 @@ class engine {
         continue;
       }
       if (++idle < tune_.spin_polls) continue;
-      const std::uint32_t bell = dom_.prepare_sleep();
-      asleep counted(dom_);
+      const std::uint32_t bell = job_.prepare_sleep();
+      asleep counted(job_);
       const bool moved = progress();
       if (finished()) return;
       if (moved) {
         idle = 0;
         continue;
       }
-      if (dom_.failed_rank() >= 0) throw_dead_rank();
+      if (job_.failed_rank() >= 0) throw_dead_rank();
       const unsigned held = threads::release_all(false);
-      dom_.sleep_leaving_flag(bell, 100);
+      job_.sleep_leaving_flag(bell, 100);
       threads::reacquire(held);
       if (clock.due()) on_stall(stalled);
     }
@@ -559,7 +560,8 @@ class engine {
   /// Throws errc::internal: `source` wrote `what` into shared memory.
   [[noreturn]] void corrupt(int source, const std::string& what) const;
 
-  fabric::shm::domain dom_;
+  runtime::local::job job_;  ///< this process in the job: ranks, barrier, doorbells, deaths
+  fabric::shm::domain dom_;  ///< the shm provider
   int rank_;
   int size_;
   tuning tune_;
@@ -582,10 +584,7 @@ class engine {
   /// scattered_read()'s iovecs: a batch of the sender's list, and one batch per side for a call.
   std::unique_ptr<iovec[]> segment_scratch_;
   context_pool contexts_;
-  area_pool areas_{dom_.node(), rank_, [this](int r) {
-                     return dom_.info(r).state.load(std::memory_order_acquire) ==
-                            fabric::shm::rank_state::dead;
-                   }};
+  area_pool areas_{dom_.node(), rank_, [this](int r) { return job_.dead(r); }};
   int next_source_ = 0;  ///< where the next progress pass starts draining (round robin)
   buffer_account process_buffer_{std::size_t{16} << 20, 0, true};
   /// The communicators' and sessions' buffers, by context (buffer_account.hpp).

@@ -10,9 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fabric/doorbell.hpp"
+#include "runtime/doorbell.hpp"
 
 namespace rmpl::fabric {
+
+using runtime::cache_line;
+using runtime::doorbell;
 
 /// Where a rank waits when it has made no progress for a while (coll/stall.hpp): written by its
 /// owner only then (a seqlock: `version` odd while the words change), read by the members of the
@@ -91,8 +94,8 @@ static_assert(sizeof(area_flags::short_slot) == cache_line);
 class node_segment {
  public:
   /// Where the areas lie: rank r's area `slot` at areas + (r * slots + slot) * area_stride (its
-  /// flags, then area_bytes data bytes, 64-byte aligned); rank r's stall note and doorbell at
-  /// ranks + r * rank_stride + stall_at, and + bell_at.
+  /// flags, then area_bytes data bytes, 64-byte aligned); rank r's stall note at
+  /// ranks + r * rank_stride + stall_at, its doorbell at bells + r * bell_stride.
   struct placement {
     std::byte* areas = nullptr;
     std::size_t area_stride = 0;
@@ -101,7 +104,8 @@ class node_segment {
     std::byte* ranks = nullptr;
     std::size_t rank_stride = 0;
     std::size_t stall_at = 0;
-    std::size_t bell_at = 0;
+    std::byte* bells = nullptr;
+    std::size_t bell_stride = 0;
   };
   node_segment() = default;
   explicit node_segment(const placement& p) noexcept : p_(p) {}
@@ -123,15 +127,15 @@ class node_segment {
     return *reinterpret_cast<stall_note*>(rank_at(r) + p_.stall_at);
   }
   doorbell& bell(int r) const noexcept {
-    return *reinterpret_cast<doorbell*>(rank_at(r) + p_.bell_at);
+    return *reinterpret_cast<doorbell*>(p_.bells + static_cast<std::size_t>(r) * p_.bell_stride);
   }
   /// Wakes `r` if it sleeps. Call after publishing anything `r` may wait for.
   void notify(int r) const noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
-    fabric::wake_if_sleeping(bell(r));
+    runtime::wake_if_sleeping(bell(r));
   }
   /// notify() without its fence, for waking several ranks after one fence (doorbell.hpp).
-  void wake_if_sleeping(int r) const noexcept { fabric::wake_if_sleeping(bell(r)); }
+  void wake_if_sleeping(int r) const noexcept { runtime::wake_if_sleeping(bell(r)); }
 
  private:
   std::byte* rank_at(int r) const noexcept {

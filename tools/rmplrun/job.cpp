@@ -24,9 +24,10 @@
 #include <vector>
 
 #include "affinity.hpp"
-#include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
 #include "output.hpp"
+#include "runtime/local/liveness.hpp"
+#include "runtime/local/segment.hpp"
 #include "util.hpp"
 
 namespace rmplrun {
@@ -99,7 +100,7 @@ class job {
   /// Ends the job with `status`, after survivors_grace if some rank that joined is still running.
   void fail(int status);
   /// Some rank other than `rank`, not reaped yet, is marked dead in the segment: by the ranks'
-  /// watch (fabric/shm/liveness.hpp), since rmplrun marks only the ranks it has reaped.
+  /// watch (runtime/local/liveness.hpp), since rmplrun marks only the ranks it has reaped.
   bool peer_marked_dead(int rank) const noexcept;
   /// Some rank joined the job (alive or finalized).
   bool anyone_joined() const noexcept;
@@ -116,7 +117,7 @@ class job {
   const int segment_fd_;
   const int signal_fd_;
   const inherited& inherited_;
-  rmpl::fabric::shm::job_view view_;  // the ranks' states in the segment
+  rmpl::runtime::local::job_view view_;  // the ranks' states in the segment
   const pid_t parent_ = ::getpid();
   std::vector<char*> argv_;
   std::vector<int> cpus_;  // cpus_[rank], or empty: no binding
@@ -186,8 +187,8 @@ int job::run() {
   ::setenv("RMPL_SIZE", std::to_string(opt_.nranks).c_str(), 1);
   ::setenv("RMPL_SHM_FD", std::to_string(segment_fd_).c_str(), 1);
   ::setenv("RMPL_LAUNCHER", "rmplrun", 1);
-  // The ranks watch this process (fabric/shm/liveness.hpp): if it dies, those waiting inside rmpl
-  // report the job's end instead of waiting for a launcher that will never answer.
+  // The ranks watch this process (runtime/local/liveness.hpp): if it dies, those waiting inside
+  // rmpl report the job's end instead of waiting for a launcher that will never answer.
   ::setenv("RMPL_LAUNCHER_PID", std::to_string(parent_).c_str(), 1);
 
   try {
@@ -292,7 +293,7 @@ void job::await_joined_ranks(clock::time_point until) const noexcept {
   // The segment's rank states and pids are still mapped here (view_, inherited at the fork). A pid
   // is only looked at, never signalled: the group's SIGKILL ends the job. As for survivors_grace,
   // a finalized rank is waited for too: it may be printing the error its finalize reported.
-  using rmpl::fabric::shm::rank_state;
+  using rmpl::runtime::local::rank_state;
   while (clock::now() < until) {
     bool waiting = false;
     for (int r = 0; r < opt_.nranks && !waiting; ++r) {
@@ -300,7 +301,7 @@ void job::await_joined_ranks(clock::time_point until) const noexcept {
       if (state != rank_state::alive && state != rank_state::finalized) continue;
       const pid_t pid = view_.pid(r);
       if (pid <= 0) continue;
-      const rmpl::fabric::shm::process_info p = rmpl::fabric::shm::read_process(pid);
+      const rmpl::runtime::local::process_info p = rmpl::runtime::local::read_process(pid);
       waiting = p.exists && !p.zombie;
     }
     if (!waiting) return;
@@ -318,7 +319,8 @@ void job::start_rank(int rank) {
     throw std::system_error(err, std::generic_category(), "fork");
   }
   if (pid == 0) exec_rank(rank, pipes);
-  view_.launched(rank, pid);  // its peers watch it by this until it joins (fabric/shm/liveness.cpp)
+  view_.launched(rank,
+                 pid);  // its peers watch it by this until it joins (runtime/local/liveness.cpp)
   // Joined here too, so that the rank is in the group before rmplrun signals it. It fails
   // harmlessly (EACCES) if the child has already exec'd, which it does only after joining itself.
   ::setpgid(pid, leader_);
@@ -349,7 +351,7 @@ void job::exec_rank(int rank, tagged_output::rank_pipes pipes) {
   ::setrlimit(RLIMIT_NOFILE, &inherited_.nofile);
   ::sigprocmask(SIG_SETMASK, &inherited_.mask, nullptr);
   // The segment is close-on-exec everywhere else (create_job_segment); the rank alone inherits it,
-  // and sets the flag again once it has mapped it (fabric/shm/domain.cpp).
+  // and sets the flag again once it has mapped it (runtime/local/job.cpp).
   if (::fcntl(segment_fd_, F_SETFD, 0) != 0) {
     say("rank {}: cannot hand down the job segment (descriptor {}): {}", rank, segment_fd_,
         std::strerror(errno));
@@ -397,7 +399,7 @@ void job::reap() {
 }
 
 std::optional<job::failure> job::failure_of(int rank, pid_t pid, int wait_status) {
-  using rmpl::fabric::shm::rank_state;
+  using rmpl::runtime::local::rank_state;
   const rank_state state = view_.state(rank);
   if (state == rank_state::absent && !failed(wait_status) && !unjoined_) {
     // Marked dead whatever happens next: a rank that joins later then fails at start-up, naming
@@ -442,7 +444,7 @@ void job::fail(int status) {
 bool job::peer_marked_dead(int rank) const noexcept {
   for (int r = 0; r < opt_.nranks; ++r) {
     if (r != rank && pids_[static_cast<std::size_t>(r)] != 0 &&
-        view_.state(r) == rmpl::fabric::shm::rank_state::dead) {
+        view_.state(r) == rmpl::runtime::local::rank_state::dead) {
       return true;
     }
   }
@@ -451,8 +453,8 @@ bool job::peer_marked_dead(int rank) const noexcept {
 
 bool job::anyone_joined() const noexcept {
   for (int r = 0; r < opt_.nranks; ++r) {
-    if (view_.state(r) != rmpl::fabric::shm::rank_state::absent &&
-        view_.state(r) != rmpl::fabric::shm::rank_state::dead) {
+    if (view_.state(r) != rmpl::runtime::local::rank_state::absent &&
+        view_.state(r) != rmpl::runtime::local::rank_state::dead) {
       return true;
     }
   }
@@ -460,7 +462,7 @@ bool job::anyone_joined() const noexcept {
 }
 
 bool job::anyone_joined_running() const noexcept {
-  using rmpl::fabric::shm::rank_state;
+  using rmpl::runtime::local::rank_state;
   for (int r = 0; r < opt_.nranks; ++r) {
     const rank_state state = view_.state(r);
     if (pids_[static_cast<std::size_t>(r)] != 0 &&

@@ -1,7 +1,7 @@
-// The one-sided layer on one host: this rank's view of the job segment. Everything above (core)
-// reaches peers only through it: areas in the symmetric segment where bytes are put, words that are
-// fetch-added or compare-exchanged, single-copy reads of a peer's private memory, and the doorbells
-// on which every wait of the library sleeps.
+// The shm provider on one host: this rank's view of the provider's part of the job segment (the
+// runtime, runtime/local/job.hpp, maps the segment and owns the job's words: ranks, barrier,
+// deaths, doorbells). Areas in the symmetric segment where bytes are put, words that are
+// fetch-added or compare-exchanged, and single-copy reads of a peer's private memory.
 #pragma once
 
 #include <sys/types.h>
@@ -18,21 +18,23 @@
 #include "fabric/shm/bounce.hpp"
 #include "fabric/shm/eager_pool.hpp"
 #include "fabric/shm/layout.hpp"
-#include "fabric/shm/liveness.hpp"
 #include "fabric/shm/segment.hpp"
+#include "runtime/local/job.hpp"
 
 namespace rmpl::fabric::shm {
 
 class domain {
  public:
-  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or creates a job of one rank when
-  /// they are absent (a program started without rmplrun). Waits until every rank has joined and
-  /// agrees on single copy. Throws rmpl::error.
-  domain();
-  ~domain();
+  /// Takes the provider's part of `job`'s segment; waits until every rank has joined and agrees on
+  /// single copy. Throws rmpl::error.
+  explicit domain(runtime::local::job& job);
+  /// What a job started without a launcher creates its segment with (runtime::local::job).
+  static int create_alone() { return create_job_segment(1); }
   domain(const domain&) = delete;
   domain& operator=(const domain&) = delete;
 
+  /// The job this provider serves (its ranks, barrier, doorbells and deaths).
+  runtime::local::job& job() const noexcept { return job_; }
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
   const params& p() const noexcept { return p_; }
@@ -80,59 +82,11 @@ class domain {
   // ---- the node's shared areas for the collectives ----
   const node_segment& node() const noexcept { return node_; }
 
-  // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed
-  // ----
+  // ---- doorbells (the job's): producers ring the bell of whom they fed ----
   /// Wakes `peer` if it sleeps. Call after publishing anything `peer` may wait for.
-  void notify(int peer) const noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
-    wake_if_sleeping(peer);
-  }
-  /// notify() without its fence, for waking several peers after one fence (fabric/doorbell.hpp).
-  void wake_if_sleeping(int peer) const noexcept { fabric::wake_if_sleeping(infos_[peer].bell); }
-  /// First half of going to sleep: announces it and returns the bell's value. The caller must then
-  /// look for work once more (anything published before this point is visible) and either
-  /// sleep(value) or cancel_sleep().
-  std::uint32_t prepare_sleep() const noexcept {
-    doorbell& b = infos_[rank_].bell;
-    std::uint32_t value = b.ring.load(std::memory_order_acquire);
-    b.sleeping.store(1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    return value;
-  }
-  /// Sleeps until the bell rings (or `timeout_ms` passes), then clears the sleeping flag. First,
-  /// at most every watcher::interval_ns, checks that the peers and the launcher still run
-  /// (fabric/shm/liveness.hpp): a death found marks the segment and rings this bell too, so the
-  /// sleep returns at once.
-  void sleep(std::uint32_t value, int timeout_ms) const noexcept;
-  /// sleep() for MPI_THREAD_MULTIPLE, where several threads of the rank may sleep on its bell: the
-  /// sleeping flag stays set (the engine clears it when the last of them wakes), so a peer still
-  /// rings for the others.
-  void sleep_leaving_flag(std::uint32_t value, int timeout_ms) const noexcept;
-  /// Rings this rank's own bell and wakes every thread of it asleep there (a thread that completed
-  /// what another waits for).
-  void wake_own_threads() const noexcept;
-  void cancel_sleep() const noexcept {
-    infos_[rank_].bell.sleeping.store(0, std::memory_order_relaxed);
-  }
-
-  // ---- liveness ----
-  /// The first rank seen dead (by the launcher or by a rank's watcher), size() when the job's
-  /// launcher is gone, or -1.
-  int failed_rank() const noexcept { return head_->failed_rank.load(std::memory_order_acquire); }
-  /// "rank 3 was killed by signal 9 (Killed)", "rank 2 exited with status 1", or for size(): "the
-  /// job's launcher (rmplrun, pid 1234) is gone ...".
-  std::string describe_death(int r) const;
-  /// Checks the peers' and the launcher's processes if watcher::interval_ns has passed since the
-  /// last check (for waits that do not sleep through sleep()).
-  void check_liveness() const noexcept {
-    if (watcher_) watcher_->check_if_due();
-  }
-
-  // ---- job-wide barrier (used at start-up and finalize; the caller keeps progressing) ----
-  std::uint32_t barrier_arrive() noexcept;
-  bool barrier_done(std::uint32_t generation) const noexcept {
-    return head_->barrier_generation.load(std::memory_order_acquire) != generation;
-  }
+  void notify(int peer) const noexcept { job_.notify(peer); }
+  /// notify() without its fence, for waking several peers after one fence (runtime/doorbell.hpp).
+  void wake_if_sleeping(int peer) const noexcept { runtime::wake_if_sleeping(job_.bell(peer)); }
 
   // ---- single copy of a peer's private memory ----
   bool single_copy() const noexcept { return single_copy_error_ == 0; }
@@ -146,15 +100,13 @@ class domain {
   /// Copies `bytes` from `local` to `remote` in `peer`'s memory; returns 0 or an errno.
   int write_peer(int peer, void* remote, const void* local, std::size_t bytes) const noexcept;
 
-  bool oversubscribed() const noexcept { return oversubscribed_; }
-  int cores() const noexcept { return cores_; }
+  bool oversubscribed() const noexcept { return job_.oversubscribed(); }
+  int cores() const noexcept { return job_.cores(); }
 
  private:
-  void startup_barrier();
   void probe_single_copy();
 
-  std::unique_ptr<mapping> map_;
-  header* head_ = nullptr;
+  runtime::local::job& job_;
   params p_{};
   int rank_ = 0;
   int size_ = 1;
@@ -164,14 +116,7 @@ class domain {
   std::byte* bounces_ = nullptr;
   std::size_t ring_bytes_ = 0, pool_bytes_ = 0, bounce_bytes_ = 0;
   node_segment node_;
-  int single_copy_error_ = 0;  // 0 on, errno of the probe, -1 turned off, -2 a peer failed
-  bool oversubscribed_ = false;
-  int cores_ = 1;
-  std::vector<pid_t> pids_;
-  // Owned here, changed by const waits (sleep, check_liveness): this rank's own bookkeeping.
-  std::unique_ptr<watcher> watcher_;
-  pid_t launcher_pid_ = 0;         ///< RMPL_LAUNCHER_PID, or 0
-  std::string launcher_name_;      ///< RMPL_LAUNCHER ("rmplrun"), or "launcher"
+  int single_copy_error_ = 0;      // 0 on, errno of the probe, -1 turned off, -2 a peer failed
   std::uint64_t probe_value_ = 0;  // private memory a peer reads to prove single copy works
 };
 

@@ -1,5 +1,6 @@
-// The job segment's layout: one shared mapping, the same in every rank, in which every rank finds
-// every other rank's areas at offsets computed from ranks alone (a symmetric layout, as SHMEM's).
+// The shm provider's part of the job segment (after the runtime's, runtime/local/layout.hpp): one
+// shared mapping, the same in every rank, in which every rank finds every other rank's areas at
+// offsets computed from ranks alone (a symmetric layout, as SHMEM's).
 // Ownership of each word (who writes it) is noted beside it; everything a peer writes is read with
 // acquire and is checked before use by whoever reads it.
 #pragma once
@@ -8,13 +9,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fabric/doorbell.hpp"
 #include "fabric/node_segment.hpp"
+#include "runtime/doorbell.hpp"
 
 namespace rmpl::fabric::shm {
 
+using runtime::cache_line;
+using runtime::doorbell;
+
 inline constexpr std::uint64_t segment_magic = 0x726d706c2d73686dull;  // "rmpl-shm"
-inline constexpr std::uint32_t segment_version = 6;
+inline constexpr std::uint32_t segment_version = 7;
 
 /// Sizes that shape the segment. Chosen once by the segment's creator and stored in its header.
 struct params {
@@ -29,40 +33,28 @@ struct params {
   std::uint32_t coll_area_bytes = 1u << 20;  ///< data bytes of each collective area
 };
 
-enum class rank_state : std::uint32_t { absent = 0, alive = 1, finalized = 2, dead = 3 };
-
-/// One per rank. Written by its owner at start-up (and state by the launcher when the rank dies).
+/// One per rank, written by its owner (the job's own per-rank words, pid, state and doorbell, are
+/// the runtime's: runtime/local/layout.hpp).
 struct alignas(cache_line) rank_info {
-  std::atomic<std::int32_t> pid{0};
-  std::atomic<rank_state> state{rank_state::absent};
-  std::atomic<std::int32_t> single_copy{-1};  // this rank's probe of a peer: 1 ok, 0 refused
-  std::atomic<std::int32_t> exit_status{0};   // set by the launcher with state = dead (wait status)
-  /// The launcher's, right after the fork: the peers watch a rank that has not joined yet by it
-  /// (the same process once it execs), so that one that dies before joining is found even while
-  /// the launcher cannot say so (stopped). 0 under a launcher that does not write it.
-  std::atomic<std::int32_t> launched_pid{0};
+  std::atomic<std::int32_t> single_copy{-1};    // this rank's probe of a peer: 1 ok, 0 refused
   std::atomic<std::uint64_t> probe_address{0};  // address of probe_value in the owner's memory
   std::uint64_t probe_value = 0;
-  doorbell bell;
   stall_note stall;
 };
 
-/// Job-wide words.
+/// The provider's header, at the start of its part of the segment; offsets from there.
 struct alignas(cache_line) header {
   std::uint64_t magic;
   std::uint32_t version;
   std::uint32_t reserved;
   params p;
-  std::uint64_t total_bytes;
+  std::uint64_t total_bytes;  ///< of this part
   std::uint64_t rank_info_offset;
   std::uint64_t ring_offset, ring_bytes;  // ring(dst, src) = ring_offset + (dst*n + src)*ring_bytes
   std::uint64_t pool_offset, pool_bytes;  // pool(dst) = pool_offset + dst*pool_bytes
   std::uint64_t bounce_offset, bounce_bytes;  // bounce(dst, src) likewise
   std::uint64_t coll_offset,
       coll_bytes;  // area(rank, slot) = coll_offset + (rank*slots+slot)*bytes
-  alignas(cache_line) std::atomic<std::uint32_t> barrier_arrived{0};  // every rank fetch_adds
-  std::atomic<std::uint32_t> barrier_generation{0};                   // the last to arrive bumps it
-  alignas(cache_line) std::atomic<std::int32_t> failed_rank{-1};      // launcher: first dead rank
 };
 
 /// One 64-byte message cell of a directed pair ring. The sender fills everything but `seq`, then

@@ -13,8 +13,8 @@
 
 #include "base/config.hpp"
 #include "base/error.hpp"
-#include "fabric/shm/liveness.hpp"
-#include "fabric/shm/memory.hpp"
+#include "runtime/local/memory.hpp"
+#include "runtime/local/segment.hpp"
 
 namespace rmpl::fabric::shm {
 namespace {
@@ -96,9 +96,11 @@ namespace {
 /// Refuses a segment larger than the memory its pages could come from, naming each area's share so
 /// that the message says which setting to lower. Checked before the memfd is sized, so before any
 /// rank starts: past this point a page that cannot be had is an OOM kill, not an error.
-void check_room(const layout& l) {
-  const auto room = available_memory();
-  if (!room || l.total_bytes <= room->bytes) return;
+void check_room(const layout& l, std::uint64_t runtime_bytes) {
+  using runtime::local::human_bytes;
+  const auto room = runtime::local::available_memory();
+  const std::uint64_t total = runtime_bytes + l.total_bytes;
+  if (!room || total <= room->bytes) return;
   const std::uint64_t n = l.p.nranks;
   base::fail(
       errc::exhausted,
@@ -107,45 +109,23 @@ void check_room(const layout& l) {
       "RMPL_EAGER_MAX={}), bounce buffers {} (RMPL_BOUNCE_CHUNKS={} x RMPL_BOUNCE_CHUNK={}), "
       "collective areas {} (RMPL_COLL_SLOTS={} x RMPL_COLL_AREA={}); lower these or the "
       "rank count",
-      n, human_bytes(l.total_bytes), l.total_bytes, human_bytes(room->bytes), room->bytes,
-      room->source, human_bytes(n * n * l.ring_bytes), l.p.ring_cells,
-      human_bytes(n * l.pool_bytes), l.p.eager_slots, l.p.eager_slot_bytes,
-      human_bytes(n * n * l.bounce_bytes), l.p.bounce_chunks, l.p.bounce_chunk_bytes,
-      human_bytes(n * l.p.coll_slots * l.coll_bytes), l.p.coll_slots, l.p.coll_area_bytes);
+      n, human_bytes(total), total, human_bytes(room->bytes), room->bytes, room->source,
+      human_bytes(n * n * l.ring_bytes), l.p.ring_cells, human_bytes(n * l.pool_bytes),
+      l.p.eager_slots, l.p.eager_slot_bytes, human_bytes(n * n * l.bounce_bytes), l.p.bounce_chunks,
+      l.p.bounce_chunk_bytes, human_bytes(n * l.p.coll_slots * l.coll_bytes), l.p.coll_slots,
+      l.p.coll_area_bytes);
 }
 
 }  // namespace
 
 int create_job_segment(int nranks) {
   const layout l(params_from_env(nranks));
-  check_room(l);
-  // Close-on-exec: nothing the creator starts may hold the job's memory (a child that outlived the
-  // job would keep the whole segment alive); rmplrun clears the flag in each rank's process only,
-  // just before exec. Sealable, so that its size can be fixed below.
-  int fd =
-      static_cast<int>(::syscall(SYS_memfd_create, "rmpl-job", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (fd < 0) base::fail_errno("memfd_create", errno);
-  // The job's user only (memfd starts at 0777). Others cannot reach the descriptor anyway: it has
-  // no name, and /proc/<pid>/fd/ of a rank needs ptrace rights over it; this is the second lock.
-  if (::fchmod(fd, 0600) != 0) {
-    const int err = errno;
-    ::close(fd);
-    base::fail_errno("fchmod of the job segment", err);
-  }
-  if (::ftruncate(fd, static_cast<off_t>(l.total_bytes)) != 0) {
-    int err = errno;
-    ::close(fd);
-    base::fail(errc::system, "cannot size the job segment to {} bytes for {} ranks: {}",
-               l.total_bytes, nranks, std::strerror(err));
-  }
-  // Sealed at its size: a rank that truncated it (by mistake or not) would kill every other rank
-  // with SIGBUS; the kernel now refuses that (EPERM) and further seals.
-  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-    const int err = errno;
-    ::close(fd);
-    base::fail_errno("sealing the job segment (F_ADD_SEALS)", err);
-  }
-  void* mem = ::mmap(nullptr, sizeof(header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const std::uint64_t at =
+      runtime::local::job_layout(static_cast<std::uint32_t>(nranks)).transport_offset;
+  check_room(l, at);
+  const int fd = runtime::local::create_segment(nranks, l.total_bytes);
+  void* mem = ::mmap(nullptr, sizeof(header), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                     static_cast<off_t>(at));
   if (mem == MAP_FAILED) {
     int err = errno;
     ::close(fd);
@@ -169,55 +149,14 @@ int create_job_segment(int nranks) {
   return fd;
 }
 
-job_view::job_view(int fd, int nranks) : nranks_(nranks) {
-  const std::uint64_t infos_at = round_up(sizeof(header), page);
-  bytes_ = static_cast<std::size_t>(infos_at + std::uint64_t(nranks) * sizeof(rank_info));
-  base_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base_ == MAP_FAILED) {
-    base_ = nullptr;
-    base::fail_errno("mmap of the job segment's rank states", errno);
+const header& check_part(const std::byte* part, std::size_t bytes) {
+  if (bytes < sizeof(header)) {
+    base::fail(errc::internal, "the job segment has no room for the shm provider ({} bytes)",
+               bytes);
   }
-  head_ = static_cast<header*>(base_);
-  infos_ = reinterpret_cast<rank_info*>(static_cast<std::byte*>(base_) + infos_at);
-}
-
-job_view::~job_view() {
-  if (base_) ::munmap(base_, bytes_);
-}
-
-rank_state job_view::state(int rank) const noexcept {
-  return infos_[rank].state.load(std::memory_order_acquire);
-}
-
-pid_t job_view::pid(int rank) const noexcept {
-  return infos_[rank].pid.load(std::memory_order_relaxed);
-}
-
-void job_view::launched(int rank, pid_t pid) noexcept {
-  infos_[rank].launched_pid.store(static_cast<std::int32_t>(pid), std::memory_order_release);
-}
-
-void job_view::mark_dead(int rank, int wait_status) noexcept {
-  // The ranks' watchers mark the same way (a rank found gone while this launcher was stopped):
-  // whichever comes second changes nothing that matters (same status, failed_rank set once).
-  shm::mark_dead(*head_, infos_, nranks_, rank, wait_status);
-}
-
-mapping::mapping(int fd) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) base::fail_errno("fstat of the job segment (RMPL_SHM_FD)", errno);
-  bytes_ = static_cast<std::size_t>(st.st_size);
-  if (bytes_ < sizeof(header)) {
-    base::fail(errc::invalid_argument, "descriptor {} is not an rmpl job segment ({} bytes)", fd,
-               bytes_);
-  }
-  void* mem = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mem == MAP_FAILED) base::fail_errno("mmap of the job segment", errno);
-  base_ = static_cast<std::byte*>(mem);
-  const header& h = head();
+  const header& h = *reinterpret_cast<const header*>(part);
   if (h.magic != segment_magic || h.version != segment_version) {
-    ::munmap(mem, bytes_);
-    base::fail(errc::invalid_argument, "descriptor {} is not an rmpl job segment of version {}", fd,
+    base::fail(errc::invalid_argument, "the job segment has no shm part of version {}",
                segment_version);
   }
   // The parameters shape every index the ranks compute (ring masks, slot and chunk counts): the
@@ -227,7 +166,6 @@ mapping::mapping(int fd) {
       p.inline_max > long_inline_limit(p.ring_cells) || p.eager_slots < 1 ||
       p.eager_slot_bytes < 64 || p.bounce_chunks < 2 || p.bounce_chunk_bytes < 4096 ||
       p.coll_slots < 1 || p.coll_area_bytes < 1024) {
-    ::munmap(mem, bytes_);
     base::fail(
         errc::internal,
         "the job segment's parameters are out of range (ranks {}, ring cells {}, inline max {}, "
@@ -237,17 +175,13 @@ mapping::mapping(int fd) {
         p.bounce_chunk_bytes, p.coll_slots, p.coll_area_bytes);
   }
   const layout l(h.p);  // recomputed, never trusted from the header
-  if (l.total_bytes != h.total_bytes || l.total_bytes > bytes_ || l.ring_offset != h.ring_offset ||
+  if (l.total_bytes != h.total_bytes || l.total_bytes > bytes || l.ring_offset != h.ring_offset ||
       l.pool_offset != h.pool_offset || l.bounce_offset != h.bounce_offset ||
-      l.coll_offset != h.coll_offset) {
-    ::munmap(mem, bytes_);
-    base::fail(errc::internal, "the job segment's header disagrees with its size ({} bytes)",
-               bytes_);
+      l.coll_offset != h.coll_offset || l.rank_info_offset != h.rank_info_offset) {
+    base::fail(errc::internal, "the job segment's shm header disagrees with its size ({} bytes)",
+               bytes);
   }
-}
-
-mapping::~mapping() {
-  if (base_) ::munmap(base_, bytes_);
+  return h;
 }
 
 }  // namespace rmpl::fabric::shm

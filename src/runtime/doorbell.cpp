@@ -1,4 +1,4 @@
-#include "fabric/doorbell.hpp"
+#include "runtime/doorbell.hpp"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -7,7 +7,7 @@
 
 #include <climits>
 
-namespace rmpl::fabric {
+namespace rmpl::runtime {
 
 void ring_one(doorbell& b) noexcept {
   b.ring.fetch_add(1, std::memory_order_release);
@@ -24,4 +24,4 @@ void sleep_on(doorbell& b, std::uint32_t value, int timeout_ms) noexcept {
   ::syscall(SYS_futex, &b.ring, FUTEX_WAIT, value, &ts, nullptr, 0);
 }
 
-}  // namespace rmpl::fabric
+}  // namespace rmpl::runtime

@@ -18,9 +18,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "fabric/shm/layout.hpp"
+#include "runtime/local/layout.hpp"
 
-namespace rmpl::fabric::shm {
+namespace rmpl::runtime::local {
 
 /// A wait status no process can end with (0x7f is the "stopped" pattern of waitpid): a rank found
 /// gone by a peer after someone had already reaped it, so that how it ended is unknown.
@@ -28,11 +28,12 @@ inline constexpr int wait_status_unknown = 0x7f;
 
 /// Marks `rank` dead with `wait_status` and wakes every rank: the launcher's job_view and the
 /// ranks' watcher share it. The first rank marked is the one every survivor reports.
-void mark_dead(header& head, rank_info* infos, int nranks, int rank, int wait_status) noexcept;
+void mark_dead(job_header& head, rank_record* infos, int nranks, int rank,
+               int wait_status) noexcept;
 
 /// Ends the job because its launcher is gone: failed_rank becomes `nranks` (no rank: the
 /// launcher), unless a rank's death came first, and every rank is woken.
-void mark_launcher_gone(header& head, rank_info* infos, int nranks) noexcept;
+void mark_launcher_gone(job_header& head, rank_record* infos, int nranks) noexcept;
 
 /// What /proc/<pid>/stat says of a process: whether it exists and runs (is no zombie), its start
 /// time (clock ticks after boot), and for a zombie its wait status if the kernel shows it.
@@ -57,7 +58,7 @@ class watcher {
   /// Watches the ranks of the job (`infos`, `nranks`) other than `self`, and `launcher` (0: none).
   /// If the launcher is this process's parent and armed PR_SET_PDEATHSIG with SIGKILL, that is
   /// cleared: the ranks now notice the launcher's death themselves and report it.
-  watcher(header& head, rank_info* infos, int nranks, int self, pid_t launcher) noexcept;
+  watcher(job_header& head, rank_record* infos, int nranks, int self, pid_t launcher) noexcept;
   ~watcher();
   watcher(const watcher&) = delete;
   watcher& operator=(const watcher&) = delete;
@@ -81,8 +82,8 @@ class watcher {
   /// The process behind `p` has ended (or is gone); fills `end` from /proc.
   bool ended(const peer& p, bool pidfd_readable, process_info& end) const noexcept;
 
-  header& head_;
-  rank_info* infos_;
+  job_header& head_;
+  rank_record* infos_;
   int nranks_;
   int self_;
   std::vector<peer> peers_;  ///< by rank; peers_[nranks_] is the launcher
@@ -92,4 +93,4 @@ class watcher {
   std::vector<int> who_;       ///< the rank of each entry of fds_ (nranks_: the launcher)
 };
 
-}  // namespace rmpl::fabric::shm
+}  // namespace rmpl::runtime::local

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace rmpl::fabric::shm {
+namespace rmpl::runtime::local {
 
 /// Bytes that new shared pages can still take, and where that bound comes from.
 struct memory_room {
@@ -24,4 +24,4 @@ std::optional<memory_room> available_memory();
 /// "1.5 GiB", "96 MiB", "512 B".
 std::string human_bytes(std::uint64_t bytes);
 
-}  // namespace rmpl::fabric::shm
+}  // namespace rmpl::runtime::local

@@ -1,13 +1,14 @@
 // The word every wait of the library sleeps on, one per rank, in memory its peers share: a futex
 // and the flag that tells producers whether its owner sleeps. Whoever publishes something a rank
-// may wait for rings that rank's bell (node_segment::notify, or the provider's own paths).
+// may wait for rings that rank's bell (a provider, after publishing; the runtime, when a rank
+// dies).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-namespace rmpl::fabric {
+namespace rmpl::runtime {
 
 /// The unit of false sharing every shared structure is aligned to.
 inline constexpr std::size_t cache_line = 64;
@@ -34,4 +35,4 @@ inline void wake_if_sleeping(doorbell& b) noexcept {
   if (b.sleeping.load(std::memory_order_relaxed) != 0) ring_one(b);
 }
 
-}  // namespace rmpl::fabric
+}  // namespace rmpl::runtime

@@ -1,4 +1,4 @@
-#include "fabric/shm/liveness.hpp"
+#include "runtime/local/liveness.hpp"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -19,10 +19,10 @@
 #define SYS_pidfd_open 434  // the same number on every architecture
 #endif
 
-namespace rmpl::fabric::shm {
+namespace rmpl::runtime::local {
 namespace {
 
-void ring_every_bell(rank_info* infos, int nranks) noexcept {
+void ring_every_bell(rank_record* infos, int nranks) noexcept {
   for (int r = 0; r < nranks; ++r) ring_one(infos[r].bell);
 }
 
@@ -35,7 +35,8 @@ std::int64_t now_ns() noexcept {
 
 }  // namespace
 
-void mark_dead(header& head, rank_info* infos, int nranks, int rank, int wait_status) noexcept {
+void mark_dead(job_header& head, rank_record* infos, int nranks, int rank,
+               int wait_status) noexcept {
   if (rank < 0 || rank >= nranks) return;
   infos[rank].exit_status.store(wait_status, std::memory_order_relaxed);
   infos[rank].state.store(rank_state::dead, std::memory_order_release);
@@ -44,7 +45,7 @@ void mark_dead(header& head, rank_info* infos, int nranks, int rank, int wait_st
   ring_every_bell(infos, nranks);
 }
 
-void mark_launcher_gone(header& head, rank_info* infos, int nranks) noexcept {
+void mark_launcher_gone(job_header& head, rank_record* infos, int nranks) noexcept {
   std::int32_t none = -1;
   head.failed_rank.compare_exchange_strong(none, nranks, std::memory_order_acq_rel);
   ring_every_bell(infos, nranks);
@@ -84,7 +85,8 @@ process_info read_process(pid_t pid) noexcept {
   return info;
 }
 
-watcher::watcher(header& head, rank_info* infos, int nranks, int self, pid_t launcher) noexcept
+watcher::watcher(job_header& head, rank_record* infos, int nranks, int self,
+                 pid_t launcher) noexcept
     : head_(head),
       infos_(infos),
       nranks_(nranks),
@@ -224,4 +226,4 @@ void watcher::check() noexcept {
   }
 }
 
-}  // namespace rmpl::fabric::shm
+}  // namespace rmpl::runtime::local

@@ -1,4 +1,4 @@
-#include "fabric/shm/memory.hpp"
+#include "runtime/local/memory.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string_view>
 
-namespace rmpl::fabric::shm {
+namespace rmpl::runtime::local {
 namespace {
 
 /// A limit at or above this is "no limit" (cgroup v1 reports one just under 2^63).
@@ -111,4 +111,4 @@ std::string human_bytes(std::uint64_t bytes) {
   return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
-}  // namespace rmpl::fabric::shm
+}  // namespace rmpl::runtime::local

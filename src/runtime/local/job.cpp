@@ -1,0 +1,152 @@
+#include "runtime/local/job.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "base/error.hpp"
+
+namespace rmpl::runtime::local {
+namespace {
+
+int env_int(const char* name, int fallback, int min, int max) {
+  const char* text = std::getenv(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < min || v > max) {
+    base::fail(errc::invalid_argument, "{}={} is not a whole number from {} to {}", name, text, min,
+               max);
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+job::job(int (*create_alone)()) {
+  const char* fd_text = std::getenv("RMPL_SHM_FD");
+  int fd = -1;
+  bool own_segment = false;
+  if (fd_text && *fd_text) {
+    fd = env_int("RMPL_SHM_FD", -1, 0, INT_MAX);
+    size_ = env_int("RMPL_SIZE", 1, 1, 4096);
+    rank_ = env_int("RMPL_RANK", 0, 0, 4095);
+    if (rank_ >= size_) {
+      base::fail(errc::invalid_argument, "RMPL_RANK={} is not below RMPL_SIZE={}", rank_, size_);
+    }
+    // The launcher, watched like a peer (runtime/local/liveness.hpp): rmplrun names itself.
+    launcher_pid_ = env_int("RMPL_LAUNCHER_PID", 0, 0, INT_MAX);
+    const char* name = std::getenv("RMPL_LAUNCHER");
+    launcher_name_ = name && *name ? name : "launcher";
+  } else {
+    fd = create_alone();  // a job of one: started without rmplrun
+    own_segment = true;
+  }
+  map_ = std::make_unique<mapping>(fd);
+  if (own_segment) {
+    ::close(fd);
+  } else {
+    // The launcher's descriptor stays open (its number is the launcher's to give, and the mapping
+    // is what the rank uses), close-on-exec: a program the rank starts (system(), fork and exec)
+    // must not inherit the job's memory, which it would keep alive after the job.
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags < 0 || ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0)
+      base::fail_errno("setting close-on-exec on the job segment (RMPL_SHM_FD)", errno);
+  }
+  head_ = &map_->head();
+  records_ = map_->records();
+  if (static_cast<int>(head_->nranks) != size_) {
+    base::fail(errc::invalid_argument, "the job segment is for {} ranks but RMPL_SIZE={}",
+               head_->nranks, size_);
+  }
+  cores_ = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores_ < 1) cores_ = 1;
+  rank_record& me = records_[rank_];
+  me.pid.store(static_cast<std::int32_t>(::getpid()), std::memory_order_relaxed);
+  me.state.store(rank_state::alive, std::memory_order_release);
+  if (size_ > 1 || launcher_pid_ != 0) {
+    watcher_ = std::make_unique<watcher>(*head_, records_, size_, rank_, launcher_pid_);
+  }
+}
+
+job::~job() {
+  if (records_) records_[rank_].state.store(rank_state::finalized, std::memory_order_release);
+}
+
+void job::learn_pids() {
+  pids_.resize(size_);
+  for (int r = 0; r < size_; ++r) pids_[r] = records_[r].pid.load(std::memory_order_acquire);
+}
+
+void job::sleep(std::uint32_t value, int timeout_ms) const noexcept {
+  // Only here, on the way to sleep: never on the fast path. Every wait of the library sleeps
+  // through this function with a bounded timeout, so a waiting rank checks at least that often.
+  check_liveness();
+  doorbell& b = records_[rank_].bell;
+  sleep_on(b, value, timeout_ms);
+  b.sleeping.store(0, std::memory_order_relaxed);
+}
+
+void job::sleep_leaving_flag(std::uint32_t value, int timeout_ms) const noexcept {
+  sleep_on(records_[rank_].bell, value, timeout_ms);
+}
+
+std::string job::describe_death(int r) const {
+  if (r == size_) {
+    return fmt::format(
+        "the job's launcher ({}, pid {}) is gone: killed or ended before its ranks; the job is "
+        "over",
+        launcher_name_, launcher_pid_);
+  }
+  if (r < 0 || r >= size_) return "an unknown rank died";
+  const int st = records_[r].exit_status.load(std::memory_order_relaxed);
+  if (st == wait_status_unknown) {
+    return fmt::format(
+        "rank {} died (its process is gone, and whoever reaped it did not say how it ended)", r);
+  }
+  if (WIFSIGNALED(st)) {
+    return fmt::format("rank {} was killed by signal {} ({})", r, WTERMSIG(st),
+                       ::strsignal(WTERMSIG(st)));
+  }
+  if (WIFEXITED(st)) return fmt::format("rank {} exited with status {}", r, WEXITSTATUS(st));
+  return fmt::format("rank {} died", r);
+}
+
+std::uint32_t job::barrier_arrive() noexcept {
+  const std::uint32_t generation = head_->barrier_generation.load(std::memory_order_acquire);
+  if (head_->barrier_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+      static_cast<std::uint32_t>(size_)) {
+    head_->barrier_arrived.store(0, std::memory_order_relaxed);
+    head_->barrier_generation.fetch_add(1, std::memory_order_release);
+    for (int r = 0; r < size_; ++r) {
+      if (r != rank_) notify(r);
+    }
+  }
+  return generation;
+}
+
+void job::barrier(const char* what) {
+  const std::uint32_t generation = barrier_arrive();
+  while (!barrier_done(generation)) {
+    const std::uint32_t bell = prepare_sleep();
+    if (barrier_done(generation)) {
+      cancel_sleep();
+      break;
+    }
+    const int dead = failed_rank();
+    if (dead >= 0) {
+      cancel_sleep();
+      base::fail(errc::dead_rank, "rank {} cannot {}: {} before every rank joined", rank_, what,
+                 describe_death(dead));
+    }
+    sleep(bell, 100);
+  }
+}
+
+}  // namespace rmpl::runtime::local

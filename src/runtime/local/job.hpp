@@ -1,0 +1,127 @@
+// The runtime of a job on one host: who this process is in the job, its peers' processes, the
+// job-wide barrier, the doorbells every wait sleeps on, and deaths. Its shared state is the
+// runtime's part of the segment rmplrun creates (runtime/local/layout.hpp), named by RMPL_SHM_FD,
+// RMPL_RANK and RMPL_SIZE; a program started without rmplrun creates a segment of its own and is a
+// job of one rank. The transport's part of the same segment is handed to the shm provider
+// (transport()). Concrete and inline where the engine polls it (failed_rank, on every pass).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/doorbell.hpp"
+#include "runtime/local/layout.hpp"
+#include "runtime/local/liveness.hpp"
+#include "runtime/local/segment.hpp"
+
+namespace rmpl::runtime::local {
+
+class job {
+ public:
+  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or, when they are absent, creates
+  /// a job of one rank with `create_alone()` (the transport, which knows the bytes its part takes,
+  /// makes the segment: it returns the descriptor). Registers this process as alive. Throws
+  /// rmpl::error.
+  explicit job(int (*create_alone)());
+  /// Marks this rank finalized.
+  ~job();
+  job(const job&) = delete;
+  job& operator=(const job&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  /// The transport's part of the segment.
+  std::byte* transport() const noexcept { return map_->transport(); }
+  std::size_t transport_bytes() const noexcept { return map_->transport_bytes(); }
+  /// The process of rank r, once every rank has joined (after the first barrier()).
+  pid_t pid(int r) const noexcept { return pids_[r]; }
+  /// Processing units of this host, and whether the job has more ranks than that.
+  int cores() const noexcept { return cores_; }
+  bool oversubscribed() const noexcept { return size_ > cores_; }
+
+  // ---- the job-wide barrier: arrive, then wait until done (the caller keeps progressing) ----
+  std::uint32_t barrier_arrive() noexcept;
+  bool barrier_done(std::uint32_t generation) const noexcept {
+    return head_->barrier_generation.load(std::memory_order_acquire) != generation;
+  }
+  /// A barrier for start-up, when nothing else needs progressing: sleeps between looks, and
+  /// throws errc::dead_rank (`what` says what this rank was doing) if a rank dies first.
+  void barrier(const char* what);
+  /// Records that rank r's pids are known (every rank joined): read once after the first barrier.
+  void learn_pids();
+
+  // ---- doorbells: every wait sleeps on this rank's bell; producers ring the bell of whom they fed
+  doorbell& bell(int r) const noexcept { return records_[r].bell; }
+  /// Wakes `peer` if it sleeps. Call after publishing anything `peer` may wait for.
+  void notify(int peer) const noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
+    runtime::wake_if_sleeping(records_[peer].bell);
+  }
+  /// First half of going to sleep: announces it and returns the bell's value. The caller must then
+  /// look for work once more (anything published before this point is visible) and either
+  /// sleep(value) or cancel_sleep().
+  std::uint32_t prepare_sleep() const noexcept {
+    doorbell& b = records_[rank_].bell;
+    std::uint32_t value = b.ring.load(std::memory_order_acquire);
+    b.sleeping.store(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return value;
+  }
+  /// Sleeps until the bell rings (or `timeout_ms` passes), then clears the sleeping flag. First,
+  /// at most every watcher::interval_ns, checks that the peers and the launcher still run
+  /// (runtime/local/liveness.hpp): a death found marks the segment and rings this bell too, so the
+  /// sleep returns at once.
+  void sleep(std::uint32_t value, int timeout_ms) const noexcept;
+  /// sleep() for MPI_THREAD_MULTIPLE, where several threads of the rank may sleep on its bell: the
+  /// sleeping flag stays set (the engine clears it when the last of them wakes), so a peer still
+  /// rings for the others.
+  void sleep_leaving_flag(std::uint32_t value, int timeout_ms) const noexcept;
+  /// Rings this rank's own bell and wakes every thread of it asleep there (a thread that completed
+  /// what another waits for).
+  void wake_own_threads() const noexcept { ring_all(records_[rank_].bell); }
+  void cancel_sleep() const noexcept {
+    records_[rank_].bell.sleeping.store(0, std::memory_order_relaxed);
+  }
+
+  // ---- deaths ----
+  /// The first rank seen dead (by the launcher or by a rank's watcher), size() when the job's
+  /// launcher is gone, or -1.
+  int failed_rank() const noexcept { return head_->failed_rank.load(std::memory_order_acquire); }
+  /// Whether rank r has died.
+  bool dead(int r) const noexcept {
+    return records_[r].state.load(std::memory_order_acquire) == rank_state::dead;
+  }
+  /// Whether rank r has finalized (it owes nobody anything any more).
+  bool finalized(int r) const noexcept {
+    return records_[r].state.load(std::memory_order_acquire) == rank_state::finalized;
+  }
+  /// "rank 3 was killed by signal 9 (Killed)", "rank 2 exited with status 1", or for size(): "the
+  /// job's launcher (rmplrun, pid 1234) is gone ...".
+  std::string describe_death(int r) const;
+  /// Checks the peers' and the launcher's processes if watcher::interval_ns has passed since the
+  /// last check (for waits that do not sleep through sleep()).
+  void check_liveness() const noexcept {
+    if (watcher_) watcher_->check_if_due();
+  }
+
+ private:
+  std::unique_ptr<mapping> map_;
+  job_header* head_ = nullptr;
+  rank_record* records_ = nullptr;
+  int rank_ = 0;
+  int size_ = 1;
+  int cores_ = 1;
+  std::vector<pid_t> pids_;
+  // Owned here, changed by const waits (sleep, check_liveness): this rank's own bookkeeping.
+  std::unique_ptr<watcher> watcher_;
+  pid_t launcher_pid_ = 0;     ///< RMPL_LAUNCHER_PID, or 0
+  std::string launcher_name_;  ///< RMPL_LAUNCHER ("rmplrun"), or "launcher"
+};
+
+}  // namespace rmpl::runtime::local
