@@ -72,6 +72,18 @@ claim agree_on_claim(const comm_impl& parent) {
   return {out->context, out->area};
 }
 
+/// Gives `k`'s area slot back (every member does, seeing the same members and hosts) when its
+/// members span hosts: the node's shared areas serve node-local communicators only.
+void keep_area_if_node_local(core::communicator& k) {
+  if (k.area < 0) return;
+  core::engine& e = api::kernel();
+  std::vector<int> members(static_cast<std::size_t>(k.size));
+  for (int r = 0; r < k.size; ++r) members[static_cast<std::size_t>(r)] = k.to_world(r);
+  if (e.all_on_my_host(members)) return;
+  e.areas().release(k.area, std::move(members), 0, 0);
+  k.area = -1;
+}
+
 /// A communicator of `members` (job ranks, in rank order) on `context`, or null if this process
 /// is not among them (its claim on the context is then given back).
 comm_ptr make(claim taken, std::vector<int> members) {
@@ -83,6 +95,7 @@ comm_ptr make(claim taken, std::vector<int> members) {
   }
   core::communicator k = core::communicator::of(taken.context, std::move(members), me, e.size());
   k.area = taken.area;
+  keep_area_if_node_local(k);
   return std::make_shared<comm_impl>(std::move(k));
 }
 
@@ -114,6 +127,7 @@ comm_ptr dup_on(const comm_impl& c, const claim& taken) {
   k.context = taken.context;
   k.collectives_started = 0;
   k.area = taken.area;
+  keep_area_if_node_local(k);
   k.area_rounds = {};
   k.short_calls = k.short_seen = 0;
   return inheriting(c, std::make_shared<comm_impl>(std::move(k)));

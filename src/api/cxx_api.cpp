@@ -68,7 +68,11 @@ void acquire() {
       core::communicator world;
       world.rank = the_engine->rank();
       world.size = the_engine->size();
-      world.area = 0;
+      // Slot 0 is the world's, used only if the world is on one host (coll uses the node's areas
+      // on node-local communicators only).
+      std::vector<int> everyone(static_cast<std::size_t>(world.size));
+      for (int r = 0; r < world.size; ++r) everyone[static_cast<std::size_t>(r)] = r;
+      world.area = the_engine->all_on_my_host(everyone) ? 0 : -1;
       the_world = std::make_shared<detail::comm_impl>(std::move(world));
       // The engine has read and checked its variables; those the collectives read lazily are
       // checked now too, so that a bad one stops the start rather than a later collective.

@@ -63,6 +63,17 @@ class engine {
 
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  /// The host of job rank r (runtime/local/job.hpp: one host, unless tests pretend more).
+  int host_of(int r) const noexcept { return job_.host_of(r); }
+  /// Whether the job ranks `members` all share this process's host: only then may a
+  /// communicator of theirs use the node's shared areas (node()).
+  bool all_on_my_host(const std::vector<int>& members) const noexcept {
+    const int mine = host_of(rank_);
+    for (int r : members) {
+      if (host_of(r) != mine) return false;
+    }
+    return true;
+  }
   /// The collective areas, stall notes and doorbells of the ranks on this node
   /// (fabric/node_segment.hpp).
   const fabric::node_segment& node() const noexcept { return dom_.node(); }

@@ -326,11 +326,13 @@ int Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm
     fail(MPI_ERR_ARG, "split_type {} is neither MPI_COMM_TYPE_SHARED ({}) nor MPI_UNDEFINED",
          split_type, static_cast<int>(MPI_COMM_TYPE_SHARED));
   }
-  // Every rank of a job shares one host's memory: one communicator of all who ask, by key. On
-  // an intercommunicator the processes that can share memory with this one are taken from its
-  // own group, as MPICH does: an intracommunicator of the local group's split (each group
-  // agrees on its own; both groups call, as for any collective on an intercommunicator).
-  const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+  // The ranks on this process's host share its memory: one communicator per host of all who
+  // ask, by key. On an intercommunicator the processes that can share memory with this one are
+  // taken from its own group, as MPICH does: an intracommunicator of the local group's split
+  // (each group agrees on its own; both groups call, as for any collective on an
+  // intercommunicator).
+  rmpl::core::engine& kernel = rmpl::api::kernel();
+  const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : kernel.host_of(kernel.rank());
   const rmpl::detail::comm_impl& members = parent.inter ? *parent.local_group : *parent.impl;
   *newcomm = make_comm(rmpl::detail::split(members, color, key), parent);
   return MPI_SUCCESS;

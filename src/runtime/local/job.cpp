@@ -27,6 +27,27 @@ int env_int(const char* name, int fallback, int min, int max) {
   return static_cast<int>(v);
 }
 
+/// RMPL_PRETEND_HOSTS: host numbers (0 to 4095) separated by commas.
+std::vector<int> pretend_hosts() {
+  const char* text = std::getenv("RMPL_PRETEND_HOSTS");
+  std::vector<int> hosts;
+  if (text == nullptr || *text == '\0') return hosts;
+  for (const char* at = text;;) {
+    char* end = nullptr;
+    const long h = std::strtol(at, &end, 10);
+    if (end == at || h < 0 || h > 4095 || (*end != ',' && *end != '\0')) {
+      base::fail(errc::invalid_argument,
+                 "RMPL_PRETEND_HOSTS={} is not a list of host numbers (0 to 4095) separated by "
+                 "commas, one per rank",
+                 text);
+    }
+    hosts.push_back(static_cast<int>(h));
+    if (*end == '\0') break;
+    at = end + 1;
+  }
+  return hosts;
+}
+
 }  // namespace
 
 job::job(int (*create_alone)()) {
@@ -65,6 +86,7 @@ job::job(int (*create_alone)()) {
     base::fail(errc::invalid_argument, "the job segment is for {} ranks but RMPL_SIZE={}",
                head_->nranks, size_);
   }
+  pretend_hosts_ = pretend_hosts();
   cores_ = static_cast<int>(std::thread::hardware_concurrency());
   if (cores_ < 1) cores_ = 1;
   rank_record& me = records_[rank_];

@@ -41,6 +41,15 @@ class job {
   std::size_t transport_bytes() const noexcept { return map_->transport_bytes(); }
   /// The process of rank r, once every rank has joined (after the first barrier()).
   pid_t pid(int r) const noexcept { return pids_[r]; }
+  /// The host of rank r: 0 for every rank of a one-host job, unless RMPL_PRETEND_HOSTS (a test
+  /// setting: a comma-separated host number per rank, repeated as needed, "0,0,1,1" or "0,1")
+  /// splits the ranks among pretended hosts, so that what a job spanning hosts does differently
+  /// (collectives without the node's shared areas, MPI_COMM_TYPE_SHARED) runs on one machine.
+  int host_of(int r) const noexcept {
+    return pretend_hosts_.empty()
+               ? 0
+               : pretend_hosts_[static_cast<std::size_t>(r) % pretend_hosts_.size()];
+  }
   /// Processing units of this host, and whether the job has more ranks than that.
   int cores() const noexcept { return cores_; }
   bool oversubscribed() const noexcept { return size_ > cores_; }
@@ -118,6 +127,7 @@ class job {
   int size_ = 1;
   int cores_ = 1;
   std::vector<pid_t> pids_;
+  std::vector<int> pretend_hosts_;  ///< RMPL_PRETEND_HOSTS, or empty
   // Owned here, changed by const waits (sleep, check_liveness): this rank's own bookkeeping.
   std::unique_ptr<watcher> watcher_;
   pid_t launcher_pid_ = 0;     ///< RMPL_LAUNCHER_PID, or 0
