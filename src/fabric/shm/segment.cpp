@@ -1,10 +1,6 @@
 #include "fabric/shm/segment.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -124,13 +120,7 @@ int create_job_segment(int nranks) {
       runtime::local::job_layout(static_cast<std::uint32_t>(nranks)).transport_offset;
   check_room(l, at);
   const int fd = runtime::local::create_segment(nranks, l.total_bytes);
-  void* mem = ::mmap(nullptr, sizeof(header), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                     static_cast<off_t>(at));
-  if (mem == MAP_FAILED) {
-    int err = errno;
-    ::close(fd);
-    base::fail_errno("mmap of the job segment", err);
-  }
+  void* mem = runtime::local::map_for_header(fd, at, sizeof(header));
   auto* h = new (mem) header{};
   h->magic = segment_magic;
   h->version = segment_version;

@@ -47,12 +47,7 @@ int create_segment(int nranks, std::uint64_t transport_bytes) {
     ::close(fd);
     base::fail_errno("sealing the job segment (F_ADD_SEALS)", err);
   }
-  void* mem = ::mmap(nullptr, sizeof(job_header), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mem == MAP_FAILED) {
-    int err = errno;
-    ::close(fd);
-    base::fail_errno("mmap of the job segment", err);
-  }
+  void* mem = map_for_header(fd, 0, sizeof(job_header));
   auto* h = new (mem) job_header{};
   h->magic = job_magic;
   h->version = job_version;
@@ -61,6 +56,17 @@ int create_segment(int nranks, std::uint64_t transport_bytes) {
   h->transport_offset = l.transport_offset;
   ::munmap(mem, sizeof(job_header));
   return fd;
+}
+
+void* map_for_header(int fd, std::uint64_t at, std::size_t bytes) {
+  void* mem =
+      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(at));
+  if (mem == MAP_FAILED) {
+    const int err = errno;
+    ::close(fd);
+    base::fail_errno("mmap of the job segment", err);
+  }
+  return mem;
 }
 
 mapping::mapping(int fd) {

@@ -20,6 +20,10 @@ namespace rmpl::runtime::local {
 /// writes the transport's header at job_layout(nranks).transport_offset. Throws rmpl::error.
 int create_segment(int nranks, std::uint64_t transport_bytes);
 
+/// Maps `bytes` at offset `at` (page-aligned) of a segment being created, for its creator to write
+/// a header there (then munmap); on failure closes `fd` and throws rmpl::error.
+void* map_for_header(int fd, std::uint64_t at, std::size_t bytes);
+
 /// A rank's mapping of the whole segment, its runtime header checked.
 class mapping {
  public:
