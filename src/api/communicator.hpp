@@ -23,6 +23,12 @@ struct comm_impl : std::enable_shared_from_this<comm_impl> {
   mutable on_error policy = on_error::throw_error;
 };
 
+/// Gives `c` its two levels (core::hierarchy) when its members span hosts with several on one:
+/// two splits of `c` (by host; the first member of each host), which every member makes alike.
+/// Collective over `c`; nothing to do (and no communication) for a communicator on one host or
+/// with every member on a host of its own.
+void add_hierarchy(const comm_impl& c);
+
 /// What splitting an intercommunicator gives this process: the new intercommunicator (as
 /// intercomm_create makes one) and the intracommunicator of its local group; both null where the
 /// result is MPI_COMM_NULL.

@@ -96,7 +96,9 @@ comm_ptr make(claim taken, std::vector<int> members) {
   core::communicator k = core::communicator::of(taken.context, std::move(members), me, e.size());
   k.area = taken.area;
   keep_area_if_node_local(k);
-  return std::make_shared<comm_impl>(std::move(k));
+  auto made = std::make_shared<comm_impl>(std::move(k));
+  add_hierarchy(*made);
+  return made;
 }
 
 std::vector<int> job_ranks(const comm_impl& c) {
@@ -106,6 +108,41 @@ std::vector<int> job_ranks(const comm_impl& c) {
 }
 
 }  // namespace
+
+void add_hierarchy(const comm_impl& c) {
+  core::engine& e = api::kernel();
+  const core::communicator& k = c.kernel;
+  const auto n = static_cast<std::size_t>(k.size);
+  // Hosts numbered by their first member in rank order: the order the leaders take among
+  // themselves (the leaders' split below is by rank), so host i's leader is rank i there.
+  std::vector<int> seen;  // job host of each host number
+  std::vector<int> host(n), node_rank(n), on_host;
+  for (std::size_t r = 0; r < n; ++r) {
+    const int job_host = e.host_of(k.to_world(static_cast<int>(r)));
+    const auto at = std::find(seen.begin(), seen.end(), job_host);
+    const auto i = static_cast<std::size_t>(at - seen.begin());
+    if (at == seen.end()) {
+      seen.push_back(job_host);
+      on_host.push_back(0);
+    }
+    host[r] = static_cast<int>(i);
+    node_rank[r] = on_host[i]++;
+  }
+  if (seen.size() == 1 || seen.size() == n) return;
+  const auto me = static_cast<std::size_t>(k.rank);
+  comm_ptr node = split(c, host[me], k.rank);
+  comm_ptr leaders = split(c, node_rank[me] == 0 ? 0 : undefined, k.rank);
+  // The node communicators hold an area on every member or on none (their slot was agreed over
+  // all of `c`): without one, the communicator stays flat.
+  if (node->kernel.area < 0) return;
+  auto h = std::make_shared<core::hierarchy>();
+  h->node = &node->kernel;
+  h->leaders = leaders ? &leaders->kernel : nullptr;
+  h->host = std::move(host);
+  h->node_rank = std::move(node_rank);
+  h->owner = std::make_shared<std::pair<comm_ptr, comm_ptr>>(std::move(node), std::move(leaders));
+  c.kernel.hosts = std::move(h);
+}
 
 comm_ptr world_comm() {
   core::threads::guard locked;
@@ -128,6 +165,7 @@ comm_ptr dup_on(const comm_impl& c, const claim& taken) {
   k.collectives_started = 0;
   k.area = taken.area;
   keep_area_if_node_local(k);
+  k.hosts = nullptr;  // its own, made by dup() (a nonblocking dup goes without)
   k.area_rounds = {};
   k.short_calls = k.short_seen = 0;
   return inheriting(c, std::make_shared<comm_impl>(std::move(k)));
@@ -136,7 +174,9 @@ comm_ptr dup_on(const comm_impl& c, const claim& taken) {
 
 comm_ptr dup(const comm_impl& c) {
   core::threads::guard locked;
-  return dup_on(c, agree_on_claim(c));
+  comm_ptr made = dup_on(c, agree_on_claim(c));
+  add_hierarchy(*made);
+  return made;
 }
 
 /// A nonblocking dup in flight: the parent (kept alive by it) and what its members agree on.

@@ -74,6 +74,7 @@ void acquire() {
       for (int r = 0; r < world.size; ++r) everyone[static_cast<std::size_t>(r)] = r;
       world.area = the_engine->all_on_my_host(everyone) ? 0 : -1;
       the_world = std::make_shared<detail::comm_impl>(std::move(world));
+      detail::add_hierarchy(*the_world);  // only when the world spans hosts
       // The engine has read and checked its variables; those the collectives read lazily are
       // checked now too, so that a bad one stops the start rather than a later collective.
       coll::check_environment();

@@ -70,6 +70,20 @@ task allreduce_shared(exchange x, const_bytes in, bytes out, reduction op);
 task allgather_shared(exchange x, const_bytes in, bytes out);
 task alltoall_shared(exchange x, const_bytes in, bytes out);
 
+// hierarchical.cpp: on a communicator that spans hosts (core::hierarchy), blocking calls only.
+/// The tags of a call on the node communicator and on the leaders' (taken at the call, in program
+/// order, as every member takes them).
+struct level_tags {
+  int node = 0;
+  int leaders = 0;
+};
+task barrier_hierarchical(exchange x, level_tags tags);
+task broadcast_hierarchical(exchange x, bytes data, int root, level_tags tags);
+/// Commutative operators only.
+task reduce_hierarchical(exchange x, const_bytes in, bytes out, reduction op, int root,
+                         level_tags tags);
+task allreduce_hierarchical(exchange x, const_bytes in, bytes out, reduction op, level_tags tags);
+
 // broadcast.cpp
 task broadcast_binomial(exchange x, bytes data, int root);
 task broadcast_scatter_allgather(exchange x, bytes data, int root);

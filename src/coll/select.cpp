@@ -17,16 +17,20 @@ constexpr std::size_t collective_count = std::size(collective_names);
 // The algorithms of each collective, "auto" first, in the order of collective_names.
 // "shared" (the shared-memory path) needs a communicator holding a collective area; on one without,
 // the automatic choice among the others is made instead.
+// "hierarchical" (hierarchical.cpp) serves blocking calls on a communicator that spans hosts with
+// several members on some host (commutative operators only); elsewhere the automatic choice runs.
 // "short" (shared_short.hpp) serves blocking calls of at most short_max bytes (allgather: per
 // block; alltoall: blocks that fit whole in short_lines_max lines) on a communicator with an area;
 // other calls forced to it run "shared" instead (or the automatic choice without an area).
-constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination", "shared", "short"};
-constexpr std::string_view broadcast_algorithms[] = {"auto", "binomial", "scatter_allgather",
-                                                     "shared", "short"};
-constexpr std::string_view reduce_algorithms[] = {"auto", "binomial", "rabenseifner", "shared",
-                                                  "short"};
-constexpr std::string_view allreduce_algorithms[] = {
-    "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_broadcast", "shared", "short"};
+constexpr std::string_view barrier_algorithms[] = {"auto", "dissemination", "shared", "short",
+                                                   "hierarchical"};
+constexpr std::string_view broadcast_algorithms[] = {"auto",   "binomial", "scatter_allgather",
+                                                     "shared", "short",    "hierarchical"};
+constexpr std::string_view reduce_algorithms[] = {"auto",   "binomial", "rabenseifner",
+                                                  "shared", "short",    "hierarchical"};
+constexpr std::string_view allreduce_algorithms[] = {"auto",  "recursive_doubling", "rabenseifner",
+                                                     "ring",  "reduce_broadcast",   "shared",
+                                                     "short", "hierarchical"};
 constexpr std::string_view scan_algorithms[] = {"auto", "recursive_doubling", "linear"};
 constexpr std::string_view gather_algorithms[] = {"auto", "binomial", "linear"};
 constexpr std::string_view gatherv_algorithms[] = {"auto", "linear"};

@@ -329,6 +329,20 @@ bool is_pow2(int n) {
   return (n & (n - 1)) == 0;
 }
 
+/// Whether the hierarchical algorithms (hierarchical.cpp) may run: a blocking call outside the
+/// checked mode, on a communicator that spans hosts with several members on some host.
+bool hierarchy_usable(const target& t) {
+  return t.comm.hosts != nullptr && t.to_end && !checking();
+}
+
+/// The call's tags on the node and leaders communicators, taken now (at the call, in program order,
+/// as every member takes them).
+level_tags take_level_tags(const target& t) {
+  const core::hierarchy& h = *t.comm.hosts;
+  return {h.node->next_collective_tag(),
+          h.leaders != nullptr ? h.leaders->next_collective_tag() : 0};
+}
+
 /// Whether a round of the shared areas holds at least one element of `op` (a user operator's
 /// elements may be larger than a round buffer; its reductions then go over messages).
 bool area_fits(const target& t, const reduction& op) {
@@ -449,9 +463,15 @@ core::request* start_barrier(const target& t) {
     }
     const agreement a = agree_on(c);
     std::string_view name = short_or_shared(t, c);
-    if (is(name, "auto")) name = area_usable(t) ? "shared" : "dissemination";
+    if (is(name, "auto")) {
+      name = area_usable(t) ? "shared" : hierarchy_usable(t) ? "hierarchical" : "dissemination";
+    }
     if (is(name, "shared"))
       return launch(t, c, a, name, 0, [&](exchange x) { return barrier_shared(x); });
+    if (is(name, "hierarchical") && hierarchy_usable(t)) {
+      return launch(t, c, a, name, 0,
+                    [&](exchange x) { return barrier_hierarchical(x, take_level_tags(t)); });
+    }
     return launch(t, c, a, "dissemination", 0,
                   [&](exchange x) { return barrier_dissemination(x); });
   });
@@ -487,12 +507,18 @@ core::request* start_broadcast(const target& t, bytes data, int root) {
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       name = shared_suits(t, by, single_copy(t) ? 32u << 10 : 4u << 20, 512) ? "shared"
+             : hierarchy_usable(t)                                           ? "hierarchical"
              : t.comm.size <= 2 || by < (256u << 10)                         ? "binomial"
                                                                              : "scatter_allgather";
     }
     if (is(name, "shared")) {
       return launch(watched, c, a, name, data.size(),
                     [&](exchange x) { return broadcast_shared(x, data, root); });
+    }
+    if (is(name, "hierarchical") && hierarchy_usable(t)) {
+      return launch(watched, c, a, name, data.size(), [&](exchange x) {
+        return broadcast_hierarchical(x, data, root, take_level_tags(t));
+      });
     }
     if (is(name, "scatter_allgather")) {
       return launch(watched, c, a, name, data.size(),
@@ -531,12 +557,18 @@ core::request* start_reduce(const target& t, const_bytes in, bytes out, const re
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
       name = shared_suits(t, in.size(), ~std::size_t{0}, 16u << 10) && area_fits(t, op) ? "shared"
-             : halving_fits && in.size() >= (64u << 10) ? "rabenseifner"
-                                                        : "binomial";
+             : hierarchy_usable(t) && op.commutative && area_fits(t, op) ? "hierarchical"
+             : halving_fits && in.size() >= (64u << 10)                  ? "rabenseifner"
+                                                                         : "binomial";
     }
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(watched, c, a, name, in.size(),
                     [&](exchange x) { return reduce_shared(x, in, out, op, root); });
+    }
+    if (is(name, "hierarchical") && hierarchy_usable(t) && op.commutative && area_fits(t, op)) {
+      return launch(watched, c, a, name, in.size(), [&](exchange x) {
+        return reduce_hierarchical(x, in, out, op, root, take_level_tags(t));
+      });
     }
     if (is(name, "rabenseifner") && halving_fits) {
       return launch(watched, c, a, name, in.size(),
@@ -602,13 +634,19 @@ core::request* start_allreduce(const target& t, const_bytes in, bytes out, const
     }
     std::string_view name = short_or_shared(t, c);
     if (is(name, "auto")) {
-      name = area_usable(t) && area_fits(t, op) ? "shared"
-             : by >= (16u << 10)                ? "rabenseifner"
-                                                : "recursive_doubling";
+      name = area_usable(t) && area_fits(t, op)                          ? "shared"
+             : hierarchy_usable(t) && op.commutative && area_fits(t, op) ? "hierarchical"
+             : by >= (16u << 10)                                         ? "rabenseifner"
+                                                                         : "recursive_doubling";
     }
     if (is(name, "shared") && area_fits(t, op)) {
       return launch(t, c, a, name, in.size(),
                     [&](exchange x) { return allreduce_shared(x, in, out, op); });
+    }
+    if (is(name, "hierarchical") && hierarchy_usable(t) && op.commutative && area_fits(t, op)) {
+      return launch(t, c, a, name, in.size(), [&](exchange x) {
+        return allreduce_hierarchical(x, in, out, op, take_level_tags(t));
+      });
     }
     // The ring reorders operands: non-commutative operators take the halving (binary swap), which
     // keeps rank order.

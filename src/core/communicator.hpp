@@ -14,6 +14,20 @@
 
 namespace rmpl::core {
 
+struct communicator;
+
+/// A communicator whose members span hosts, with several of them on some host, seen at two levels
+/// by coll's hierarchical algorithms: its members on this process's host (`node`, which holds one
+/// of the node's collective areas), and the lowest-ranked member of each host (`leaders`, on those
+/// members only). Made with the communicator, by the same members (api/communicators.cpp).
+struct hierarchy {
+  communicator* node = nullptr;
+  communicator* leaders = nullptr;    ///< null on a member that leads no host
+  std::vector<int> host;              ///< rank -> the rank of its host's leader among the leaders
+  std::vector<int> node_rank;         ///< rank -> its rank among its host's members
+  std::shared_ptr<const void> owner;  ///< keeps `node` and `leaders` alive
+};
+
 struct communicator {
   std::uint32_t context = 0;  ///< point-to-point traffic; context + 1 carries collectives
   int rank = 0;               ///< this process's rank here
@@ -31,6 +45,9 @@ struct communicator {
   /// Of short_calls, the entries of calls that ran another algorithm (coll/shared_short.hpp,
   /// "straddles"): tests tell by it which calls took the protocol.
   std::uint64_t short_entries = 0;
+  /// Set when the members span hosts with several on one (see hierarchy); null otherwise, and on
+  /// a duplicate until it makes its own.
+  std::shared_ptr<const hierarchy> hosts;
 
   std::uint32_t collective_context() const noexcept { return context + 1; }
   int to_world(int r) const noexcept {
