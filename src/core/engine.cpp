@@ -267,6 +267,7 @@ bool engine::emit(int dest, request* r) {
     std::memcpy(c->body + cookie_offset, &cookie, sizeof cookie);
   }
   publish(ch, dest, c, cells);
+  ++ch.sent;
   if (waits) {
     r->st = state::in_flight;
   } else {
@@ -304,6 +305,7 @@ void engine::write_inline(cell& c, std::uint32_t context, int tag, const void* b
   }
   write_inline(*c, context, tag, buf, bytes, 0);
   publish(ch, dest, c);
+  ++ch.sent;
   return true;
 }
 
@@ -322,7 +324,7 @@ void engine::announce(const context_queues& q, request* r) noexcept {
   // The notice names how far this rank has read the source's ring; a cell waiting there unread
   // means the source has published more, and would refuse it.
   if (!quiet_from(source)) return;
-  const ready_body notice{in_[source].ring.head(), r->context, r->tag};
+  const ready_body notice{in_[source].taken, r->context, r->tag};
   if (source == rank_) {
     // To itself this rank is its own sender: it keeps the notice at once, with no cell (one would
     // be read only after the send it is for). Quiet, its ring to itself holds nothing unread, so
@@ -351,13 +353,13 @@ void engine::announce(const context_queues& q, request* r) noexcept {
 
 void engine::accept_notice(int source, const decoded_cell& d) {
   out_channel& ch = out_[source];
-  if (check_ready(d, ch.ring.tail()) != fault::none) [[unlikely]] {
+  if (check_ready(d, ch.sent) != fault::none) [[unlikely]] {
     corrupt(source, core::describe(fault::ready_position, d, limits_));
   }
   // Anything published or queued since the receiver's view could be matched before this rank's
   // next message on (context, tag): the receive it announced may not be the one that message
   // takes.
-  if (d.position != ch.ring.tail() || !ch.backlog.empty()) return;
+  if (d.position != ch.sent || !ch.backlog.empty()) return;
   keep_notice(ch, d.position, d.context, d.tag);
 }
 
@@ -720,6 +722,7 @@ request* engine::post_recv(request* r) {
   out = status{source, cell_tag, size, errc::success, false};
   ch.last_flags = 0;
   ch.ring.advance(cells);
+  ++ch.taken;
   consumed(ch, source, cells);
   return true;
 }
@@ -751,6 +754,7 @@ bool engine::fast_recv_inline_sync(in_channel& ch, cell& c, std::uint32_t contex
   out = status{source, cell_tag, size, errc::success, false};
   ch.last_flags = flags;
   ch.ring.advance(cells);
+  ++ch.taken;
   consumed(ch, source, cells);
   ack_now(source, cookie);
   return true;
@@ -771,6 +775,7 @@ bool engine::fast_recv_eager(in_channel& ch, cell& c, std::uint32_t context, voi
   out = status{source, d.tag, d.size, errc::success, false};
   ch.last_flags = d.flags;
   ch.ring.advance(1);
+  ++ch.taken;
   consumed(ch, source, 1);
   if (d.flags == flag::sync) ack_now(source, d.cookie);
   return true;
@@ -1094,11 +1099,13 @@ std::uint32_t engine::handle_cell(in_channel& ch, int source, cell& c) {
                    d.cells > 1 ? &ch : nullptr};
   context_queues& q = matcher_.queues(d.context);
   if (request* r = q.take_posted(source, m.tag)) {
+    ++ch.taken;
     deliver(r, m);
     return d.cells;
   }
   unexpected* u = matcher_.allocate();
   if (u == nullptr) return 0;  // bounded: leave it in the ring, the sender will wait
+  ++ch.taken;
   u->source = source;
   u->tag = m.tag;
   u->how = how;

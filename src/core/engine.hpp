@@ -366,9 +366,10 @@ class engine {
   };
   // Notices (ACLMPL's receiver-initiated synchronous protocol). A receiver that posts a receive
   // which is certain to take the next message of (context, tag) from a rank sends that rank a
-  // `ready` cell with the number of its cells it has consumed so far (`position`). The sender keeps
-  // it only if it has published exactly that many cells to the receiver and queued none since, so
-  // nothing it sent can come between; its next message on (context, tag) to that receiver, whatever
+  // `ready` cell with the number of its messages it has taken so far (`position`: messages, not
+  // cells, so that the rule holds whatever carries them). The sender keeps it only if it has
+  // published exactly that many messages to the receiver and queued none since, so nothing it sent
+  // can come between; its next message on (context, tag) to that receiver, whatever
   // the mode, then matches that receive and consumes the notice. A synchronous send that consumes
   // one needs no ack: it is written with flag::ready and completes when published. Only an
   // optimisation: a ready cell that finds no room is dropped, and a receiver sends one only when
@@ -384,6 +385,7 @@ class engine {
   static constexpr std::size_t max_notices = 64;
   struct out_channel {
     fabric::shm::ring_writer ring;
+    std::uint64_t sent = 0;  ///< messages published to the receiver (notices count them)
     std::deque<pending> backlog;
     /// Control cells at the front of `backlog`: they overtake queued messages, but keep their own
     /// order (an assist must reach the sender before its transfer's fin).
@@ -396,6 +398,7 @@ class engine {
   };
   struct in_channel {
     fabric::shm::ring_reader ring;
+    std::uint64_t taken = 0;    ///< messages taken from this sender (matched or held unexpected)
     request* bounce = nullptr;  ///< a receive being filled from the bounce buffers
     std::uint64_t bounce_chunk = 0;
     std::deque<request*> bounce_waiting;  ///< matched receives waiting for the bounce buffers

@@ -76,7 +76,7 @@ struct control_body {
 };
 
 /// ready and withdraw: the receive is for (context, tag) from the cell's destination, and was
-/// posted when this rank had consumed `position` cells of that rank's ring to it.
+/// posted when this rank had taken `position` messages from that rank.
 struct ready_body {
   std::uint64_t position;
   std::uint32_t context;
