@@ -15,10 +15,9 @@
 namespace rmpl::fabric::shm {
 namespace {
 
-constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t to) {
-  return (n + to - 1) / to * to;
-}
-constexpr std::uint64_t page = 4096;
+// The provider's part is laid out in the runtime's units (runtime/local/layout.hpp).
+using runtime::local::round_up;
+constexpr std::uint64_t page = runtime::local::page_bytes;
 
 bool is_power_of_two(std::uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
