@@ -66,6 +66,7 @@ engine::engine()
     in_[peer].ring = fabric::shm::ring_reader(dom_.ring_cells(rank_, peer), &dom_.ring(rank_, peer),
                                               dom_.p().ring_cells);
   }
+  start_remote();
 }
 
 void engine::finalize() {
@@ -73,14 +74,18 @@ void engine::finalize() {
   finalized_ = true;  // tried once: a death found here is reported here, not again at destruction
   // Push out what we still owe peers (buffered sends, control cells), then wait for every rank,
   // progressing all the while so that peers' transfers that need us can finish.
-  wait_until([this] { return backlogged_ == 0 && bounces_ == 0 && bsend_total_ == 0; });
+  wait_until([this] {
+    return backlogged_ == 0 && bounces_ == 0 && bsend_total_ == 0 && remote_in_flight_ == 0;
+  });
   // Members stalled in a collective that waits for a message of this rank learn from this note
   // that it has left every call, and fail instead of waiting for it (coll/stall.hpp).
   fabric::stall_note& note = dom_.node().stall(rank_);
   note.change(
       [&] { note.current.where.store(fabric::stall_note::finalizing, std::memory_order_relaxed); });
+  leaving_ = true;  // from here on a peer that leaves (closes its endpoints) has done nothing wrong
   const std::uint32_t generation = job_.barrier_arrive();
   wait_until([&] { return job_.barrier_done(generation); });
+  if (remote_ != nullptr) remote_->close();
   areas_.reset_mine();
 }
 
@@ -123,6 +128,9 @@ void engine::check_liveness_now() noexcept {
 
 void engine::throw_dead_rank() const {
   const int dead = job_.failed_rank();
+  if (dead < 0 && remote_failed_rank_ >= 0) {
+    base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, remote_failure_);
+  }
   base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, job_.describe_death(dead));
 }
 
@@ -293,7 +301,7 @@ void engine::write_inline(cell& c, std::uint32_t context, int tag, const void* b
                                                            std::size_t bytes, int dest,
                                                            int tag) noexcept {
   if (bytes > inline_capacity || dest < 0 || dest >= size_ || tag < 0 || tag > tag_ub ||
-      context > 0xffff || (buf == nullptr && bytes > 0)) {
+      context > 0xffff || (buf == nullptr && bytes > 0) || remote(dest)) {
     return false;
   }
   out_channel& ch = out_[dest];
@@ -424,6 +432,17 @@ void engine::write_control(cell* c, kind how, const unsigned char* body) noexcep
 }
 
 void engine::send_control_bytes(int dest, kind how, const unsigned char* body) {
+  if (remote(dest)) [[unlikely]] {
+    // Through a provider the only control a receiver sends is the ack of a synchronous message.
+    control_body c;
+    std::memcpy(&c, body, sizeof c);
+    if (how != kind::ack) {
+      base::fail(errc::internal, "rank {}: a control cell of kind {} for {}, on another host",
+                 rank_, static_cast<unsigned>(how), where(dest));
+    }
+    remote_ack(dest, c.cookie);
+    return;
+  }
   out_channel& ch = out_[dest];
   if (ch.backlog.empty()) {
     if (cell* c = ch.ring.claim(0)) {
@@ -537,7 +556,9 @@ request* engine::start_send(std::uint32_t context, const void* buf, std::size_t 
     account.used += bytes;
     bsend_total_ += bytes;
     out_channel& ch = out_[dest];
-    if (!ch.backlog.empty() || !emit(dest, r)) {
+    if (remote(dest)) {
+      remote_send(r);
+    } else if (!ch.backlog.empty() || !emit(dest, r)) {
       if (ch.backlog.empty()) ++backlogged_;
       ch.backlog.push_back(pending{r, kind::none, {}});
     }
@@ -554,6 +575,10 @@ request* engine::start_send(std::uint32_t context, const void* buf, std::size_t 
 
 request* engine::queue_send(request* r) {
   const int dest = r->peer;
+  if (remote(dest)) [[unlikely]] {
+    remote_send(r);
+    return r;
+  }
   out_channel& ch = out_[dest];
   if (!ch.backlog.empty() || !emit(dest, r)) {
     if (ch.backlog.empty()) ++backlogged_;
@@ -685,7 +710,7 @@ request* engine::post_recv(request* r) {
   // other ring progressing).
   if (source < 0 || source >= size_ || context > 0xffff ||
       (tag != any_tag && (tag < 0 || tag > tag_ub)) || (buf == nullptr && capacity > 0) ||
-      backlogged_ > 0 || bounces_ > 0) {
+      backlogged_ > 0 || bounces_ > 0 || remote(source)) {
     return false;
   }
   const context_queues& q = matcher_.queues(context);
@@ -864,6 +889,23 @@ void engine::deliver(request* r, const incoming& m) {
       else
         in_[m.source].bounce_waiting.push_back(r);
       return;
+    case kind::fetch: {
+      // A payload waiting at a sender on another host: fetched whole, straight into the buffer,
+      // or into a staging copy when the buffer is in segments or too small (then truncated).
+      void* to = r->buffer;
+      if (r->segments.count != 0 || m.size > r->bytes) {
+        r->owned = std::make_unique<std::byte[]>(m.size);
+        to = r->owned.get();
+      }
+      r->transferred = n;                                      // what the receive takes
+      r->peer_cookie = (m.flags & flag::sync) ? m.cookie : 0;  // acked once fetched
+      r->st = state::in_flight;
+      ++remote_in_flight_;
+      if (remote_->fetch(reinterpret_cast<void*>(m.address), to, m.size, r->id())) {
+        remote_fetch_ended(r);
+      }
+      return;
+    }
     default:
       break;
   }
@@ -896,7 +938,7 @@ status engine::finish(request* r) {
     const int source = r->result.source;
     const std::size_t bytes = r->message_bytes;
     requests_.release(r);
-    if (job_.failed_rank() >= 0) throw_dead_rank();  // the death as every survivor names it
+    if (job_.failed_rank() >= 0 || remote_failed_rank_ >= 0) throw_dead_rank();
     base::fail(errc::dead_rank,
                "rank {} cannot continue: the process of rank {} is gone (its message of {} bytes "
                "could not be read: {}), and the launcher has not said how it ended",
@@ -957,7 +999,13 @@ std::size_t engine::discard_unexpected(std::uint32_t context) {
   unexpected* u = q.find_unexpected(any_source, any_tag);
   while (u != nullptr) {
     unexpected* next = u->any_next;
-    if (droppable(*u)) {
+    if (u->how == kind::fetch) {  // from another host: its payload is given back unread
+      q.remove_unexpected(u);
+      remote_->drop(reinterpret_cast<void*>(u->address));
+      if (u->flags & flag::sync) remote_ack(u->source, u->cookie);
+      matcher_.release(u);
+      ++dropped;
+    } else if (droppable(*u)) {
       q.remove_unexpected(u);
       request sink;  // a receive of no bytes: deliver() copies nothing and answers the sender
       sink.kind = op::recv;
@@ -1018,6 +1066,9 @@ bool engine::progress() {
       if (out_[peer].bounce) worked |= progress_bounce_send(peer);
       if (in_[peer].bounce) worked |= progress_bounce_recv(peer);
     }
+  }
+  if (remote_ != nullptr) [[unlikely]] {
+    worked |= remote_progress();
   }
   if (!activities_.empty()) worked |= advance_activities();
   return worked;
@@ -1396,6 +1447,14 @@ std::vector<std::pair<std::string, std::string>> engine::describe_transport() co
                                                    p.bounce_chunks, p.bounce_chunk_bytes)));
   lines.emplace_back("ring",
                      fmt::format("{} cells per directed pair (RMPL_RING_CELLS)", p.ring_cells));
+  if (remote_ != nullptr) {
+    int hosts = 0;
+    for (int r = 0; r < size_; ++r) hosts = std::max(hosts, host_of(r) + 1);
+    lines.emplace_back("hosts", fmt::format("{} (this rank on host {}; shm within a host, the "
+                                            "provider below between hosts)",
+                                            hosts, host_of(rank_)));
+    for (auto& line : remote_->describe()) lines.push_back(std::move(line));
+  }
   return lines;
 }
 

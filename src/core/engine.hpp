@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -23,10 +24,12 @@
 #include "core/buffer_account.hpp"
 #include "core/cell_check.hpp"
 #include "core/context_pool.hpp"
+#include "core/envelope.hpp"
 #include "core/matching.hpp"
 #include "core/request.hpp"
 #include "core/threads.hpp"
 #include "core/wire.hpp"
+#include "fabric/provider.hpp"
 #include "fabric/shm/assist.hpp"
 #include "fabric/shm/bounce.hpp"
 #include "fabric/shm/domain.hpp"
@@ -74,6 +77,8 @@ class engine {
     }
     return true;
   }
+  /// Whether job rank r is reached through a message provider (it is on another host).
+  bool remote(int r) const noexcept { return remote_map_ != nullptr && remote_map_[r] != 0; }
   /// The collective areas, stall notes and doorbells of the ranks on this node
   /// (fabric/node_segment.hpp).
   const fabric::node_segment& node() const noexcept { return dom_.node(); }
@@ -259,6 +264,11 @@ class engine {
         job_.cancel_sleep();
         throw_dead_rank();
       }
+      if (remote_ != nullptr && !remote_->arm()) [[unlikely]] {
+        job_.cancel_sleep();  // the provider has events: progress them first
+        idle = 0;
+        continue;
+      }
       job_.sleep(bell, 100);
       idle = 0;
       if (clock.due()) on_stall(stalled);
@@ -351,6 +361,9 @@ class engine {
         continue;
       }
       if (job_.failed_rank() >= 0) throw_dead_rank();
+      if (remote_ != nullptr && !remote_->arm()) [[unlikely]] {
+        continue;  // the provider has events: progress them first
+      }
       const unsigned held = threads::release_all(false);
       job_.sleep_leaving_flag(bell, 100);
       threads::reacquire(held);
@@ -597,6 +610,96 @@ class engine {
   std::vector<request*> activities_;  ///< collectives in flight
   /// scattered_read()'s iovecs: a batch of the sender's list, and one batch per side for a call.
   std::unique_ptr<iovec[]> segment_scratch_;
+  // ---- peers on other hosts, reached through a message provider (core/remote.cpp) ----
+  /// A message from a remote peer that cannot be handled yet: it came before one sent earlier (the
+  /// provider does not keep order), or the unexpected store is full.
+  struct held_arrival {
+    envelope header;
+    std::vector<unsigned char> data;  ///< a payload that arrived (copied: the provider's is lent)
+    void* deferred = nullptr;         ///< or the handle of one waiting at the sender
+    std::size_t bytes = 0;
+  };
+  struct remote_peer {
+    std::uint64_t sent = 0;   ///< messages sent to it (the seq of the last)
+    std::uint64_t taken = 0;  ///< messages taken from it (matched or held unexpected), in order
+    std::deque<held_arrival> held;  ///< by seq
+  };
+  /// What the provider's events call (fabric::events), forwarding to the engine.
+  class remote_events final : public fabric::events {
+   public:
+    explicit remote_events(engine& e) : e_(e) {}
+    // Called from inside the provider's library (C frames): nothing may unwind through them, so
+    // an error is kept and thrown once the provider's progress has returned (remote_progress).
+    void arrived(const fabric::arrival& a) noexcept override {
+      guard([&] { e_.remote_arrived(a); });
+    }
+    void sent(std::uint64_t cookie, const std::string& error) noexcept override {
+      guard([&] { e_.remote_sent(cookie, error); });
+    }
+    void fetched(std::uint64_t cookie, const std::string& error) noexcept override {
+      guard([&] { e_.remote_fetched(cookie, error); });
+    }
+    void peer_failed(int rank, const std::string& why) noexcept override {
+      guard([&] { e_.remote_failed(rank, why); });
+    }
+
+   private:
+    template <class F>
+    void guard(F&& f) noexcept {
+      try {
+        f();
+      } catch (...) {
+        if (!e_.remote_error_) e_.remote_error_ = std::current_exception();
+      }
+    }
+    engine& e_;
+  };
+  std::exception_ptr remote_error_;  ///< thrown by an event handler, rethrown after progress
+  /// Wire-up: when some rank is on another host, starts the provider, publishes its address and
+  /// marks which peers it reaches (once: this is the only place that asks where a peer is).
+  void start_remote();
+  /// "rank 3 (host 1)".
+  std::string where(int r) const;
+  /// Sends started send `r` to its remote destination.
+  void remote_send(request* r);
+  static constexpr std::uint64_t flush_cookie = 0;  ///< sent() of a wire-up flush
+  std::size_t flushes_pending_ = 0;
+  /// Sends an ack of synchronous send `cookie` to remote rank `dest` (queued while the provider's
+  /// progress runs, sent at its end).
+  void remote_ack(int dest, std::uint64_t cookie);
+  void send_remote_ack(int dest, std::uint64_t cookie);
+  bool remote_progress();
+  void remote_arrived(const fabric::arrival& a);
+  void remote_sent(std::uint64_t cookie, const std::string& error);
+  void remote_fetched(std::uint64_t cookie, const std::string& error);
+  void remote_failed(int rank, const std::string& why);
+  /// Matches, or keeps unexpected, message `e` from a remote peer; false (nothing done) when the
+  /// unexpected store is full.
+  bool take_remote(const envelope& e, const unsigned char* data, std::size_t bytes, void* deferred);
+  /// Takes the held arrivals of `source` whose turn has come.
+  bool take_held(int source);
+  /// A send or ack through the provider ended (or its fetch, for a receive).
+  void remote_send_ended(request* r);
+  void remote_fetch_ended(request* r);
+  [[noreturn]] void remote_corrupt(int source, const std::string& what) const;
+  std::vector<std::uint8_t> is_remote_;  ///< by job rank; empty when every rank is on this host
+  /// is_remote_'s data, or null: one load and a test on the fast paths of a one-host job.
+  const std::uint8_t* remote_map_ = nullptr;
+  std::vector<remote_peer> remote_peers_;
+  std::size_t remote_held_ = 0;       ///< arrivals held, over every peer
+  std::size_t remote_in_flight_ = 0;  ///< sends, acks and fetches the provider has not ended
+  bool in_remote_progress_ = false;   ///< inside the provider's progress (its callbacks)
+  std::vector<std::pair<int, std::uint64_t>> acks_owed_;  ///< (dest, cookie), queued in callbacks
+  /// The envelopes of acks in flight (the provider reads them until their send ends); a control
+  /// send's cookie is its index + 1 here (a request id is never below 2^32).
+  std::deque<envelope> ack_headers_;
+  std::vector<std::uint32_t> free_ack_headers_;
+  bool leaving_ = false;  ///< at the finalize barrier: peers that leave are not failures
+  int remote_failed_rank_ = -1;
+  std::string remote_failure_;
+  remote_events remote_events_{*this};
+  std::unique_ptr<fabric::provider> remote_;  ///< null when every rank is on this host
+
   context_pool contexts_;
   area_pool areas_{dom_.node(), rank_, [this](int r) { return job_.dead(r); }};
   int next_source_ = 0;  ///< where the next progress pass starts draining (round robin)

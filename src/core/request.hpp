@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/activity.hpp"
+#include "core/envelope.hpp"
 #include "core/segments.hpp"
 #include "rmpl/types.hpp"
 
@@ -58,6 +59,12 @@ struct request {
   std::unique_ptr<std::byte[]> owned;  ///< buffered send: the copy being sent
   buffer_account* account = nullptr;   ///< buffered send: the buffer it drew on
   std::unique_ptr<activity> work;      ///< collective: the operation in flight
+  /// send through a message provider (peers on other hosts): its envelope, which the provider may
+  /// read until the send ends
+  envelope header{};
+  /// send through a message provider: events still to come before it completes (the provider's
+  /// end of the send; for a synchronous one also the receiver's ack)
+  std::uint8_t remote_waits = 0;
   /// recv on a communicator other than the world: job rank -> rank there, for result.source.
   std::shared_ptr<const std::vector<int>> source_ranks;
 

@@ -27,6 +27,10 @@ enum class kind : std::uint8_t {
   /// synchronous protocol; see engine.hpp, "notices")
   ready = 9,
   withdraw = 10,  ///< the receive a ready cell announced was cancelled: forget the notice
+  /// never in a cell: a message that came through a message provider (core/envelope.hpp) whose
+  /// payload waits at its sender, fetched once a receive matches it (incoming.address holds the
+  /// provider's handle)
+  fetch = 11,
 };
 
 enum flag : std::uint8_t {

@@ -56,6 +56,12 @@ TEST_F(Ready, SsendCompletesWhileTheReceiverSleeps) {
   if (size() < 2) GTEST_SKIP() << "needs 2 ranks";
   auto comm = world();
   const int partner = rank() ^ 1;
+  for (int r = 0; r + 1 < size(); r += 2) {
+    // Ready notices are the shared-memory path's: through the ucx provider a synchronous send
+    // completes on the receiver's ack, which a receiver outside the library does not send.
+    if (rmpl_test::spans_hosts({r, r + 1}))
+      GTEST_SKIP() << "ranks " << r << " and " << r + 1 << " are on different hosts";
+  }
   const bool sender = rank() % 2 == 0;
   for (int way = 0; way < 2; ++way) {
     for (std::size_t bytes : quick_sizes) {

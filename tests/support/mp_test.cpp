@@ -23,6 +23,7 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <vector>
 
 namespace rmpl_test {
 namespace {
@@ -177,6 +178,28 @@ class rank_failure_printer : public ::testing::EmptyTestEventListener {
 
 rmpl::communicator world() {
   return the_session->world();
+}
+
+int host_of(int r) {
+  const char* text = std::getenv("RMPL_PRETEND_HOSTS");
+  if (text == nullptr || *text == '\0') return 0;
+  std::vector<int> hosts;
+  for (const char* p = text;;) {
+    char* end = nullptr;
+    const long host = std::strtol(p, &end, 10);
+    if (end == p) break;  // not a number: the library refuses it anyway
+    hosts.push_back(static_cast<int>(host));
+    if (*end != ',') break;
+    p = end + 1;
+  }
+  return hosts.empty() ? 0 : hosts[static_cast<std::size_t>(r) % hosts.size()];
+}
+
+bool spans_hosts(std::initializer_list<int> ranks) {
+  for (int r : ranks) {
+    if (host_of(r) != host_of(*ranks.begin())) return true;
+  }
+  return false;
 }
 
 void barrier() {

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 
@@ -27,6 +28,13 @@ inline int rank() {
 inline int size() {
   return world().size();
 }
+
+/// The host of job rank r as the library sees it: 0 for every rank, unless RMPL_PRETEND_HOSTS
+/// splits the ranks among pretended hosts (runtime/local/job.hpp), and then messages between
+/// ranks on different hosts go through the ucx provider, not the shared-memory rings.
+int host_of(int r);
+/// Whether any two of `ranks` are on different hosts.
+bool spans_hosts(std::initializer_list<int> ranks);
 
 /// Blocks until every rank has called it. Outside rmpl: no messages, no progress of rmpl requests.
 void barrier();

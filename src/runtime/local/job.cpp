@@ -101,6 +101,16 @@ job::~job() {
   if (records_) records_[rank_].state.store(rank_state::finalized, std::memory_order_release);
 }
 
+void job::publish_card(std::span<const std::byte> bytes) {
+  card& c = map_->cards()[rank_];
+  if (bytes.size() > sizeof c.data) {
+    base::fail(errc::internal, "rank {}: an address of {} bytes does not fit in a card of {}",
+               rank_, bytes.size(), sizeof c.data);
+  }
+  std::memcpy(c.data, bytes.data(), bytes.size());
+  c.length = static_cast<std::uint32_t>(bytes.size());
+}
+
 void job::learn_pids() {
   pids_.resize(size_);
   for (int r = 0; r < size_; ++r) pids_[r] = records_[r].pid.load(std::memory_order_acquire);

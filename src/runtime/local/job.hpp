@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,18 @@ class job {
   /// Processing units of this host, and whether the job has more ranks than that.
   int cores() const noexcept { return cores_; }
   bool oversubscribed() const noexcept { return size_ > cores_; }
+
+  // ---- cards: what each rank publishes for its peers (a network provider's address) ----
+  /// Publishes this rank's card; peers read it after the next barrier. Throws rmpl::error if it
+  /// does not fit.
+  void publish_card(std::span<const std::byte> bytes);
+  /// Rank r's card as published (empty if it published none). Its length is checked against the
+  /// card's size (a rank writes it).
+  std::span<const std::byte> card_of(int r) const noexcept {
+    const card& c = map_->cards()[r];
+    const std::uint32_t n = c.length;
+    return {c.data, n <= sizeof c.data ? n : 0};
+  }
 
   // ---- the job-wide barrier: arrive, then wait until done (the caller keeps progressing) ----
   std::uint32_t barrier_arrive() noexcept;

@@ -13,7 +13,7 @@
 namespace rmpl::runtime::local {
 
 inline constexpr std::uint64_t job_magic = 0x726d706c2d6a6f62ull;  // "rmpl-job"
-inline constexpr std::uint32_t job_version = 1;
+inline constexpr std::uint32_t job_version = 2;
 inline constexpr std::uint64_t page_bytes = 4096;
 
 constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t to) noexcept {
@@ -48,12 +48,24 @@ struct alignas(cache_line) rank_record {
   doorbell bell;
 };
 
+/// One per rank: what it publishes for its peers to connect to it (a network provider's address,
+/// when the job spans hosts). Written by its owner before a barrier, read by peers after it. Pages
+/// materialise only when touched: a job that publishes nothing pays no memory for them.
+struct card {
+  static constexpr std::size_t bytes = 4096;
+  std::uint32_t length;  ///< bytes of `data` in use
+  std::uint32_t reserved;
+  std::byte data[bytes - 8];
+};
+
 /// Where the parts of a job of `nranks` lie.
 struct job_layout {
   explicit constexpr job_layout(std::uint32_t nranks) noexcept
       : records_offset(round_up(sizeof(job_header), page_bytes)),
-        transport_offset(round_up(records_offset + nranks * sizeof(rank_record), page_bytes)) {}
+        cards_offset(round_up(records_offset + nranks * sizeof(rank_record), page_bytes)),
+        transport_offset(round_up(cards_offset + nranks * sizeof(card), page_bytes)) {}
   std::uint64_t records_offset;
+  std::uint64_t cards_offset;
   std::uint64_t transport_offset;
 };
 

@@ -37,6 +37,9 @@ class mapping {
   rank_record* records() const noexcept {
     return reinterpret_cast<rank_record*>(base_ + job_layout(head().nranks).records_offset);
   }
+  card* cards() const noexcept {
+    return reinterpret_cast<card*>(base_ + job_layout(head().nranks).cards_offset);
+  }
   /// The transport's part: transport_bytes() bytes from here.
   std::byte* transport() const noexcept { return base_ + transport_offset_; }
   std::size_t transport_bytes() const noexcept { return bytes_ - transport_offset_; }

@@ -1,0 +1,92 @@
+// The interface of a message provider: what the kernel sees of a transport that reaches peers it
+// shares no memory with (another host). It is at the level of active messages plus a fetch of data
+// left at the sender (UCT's and Open MPI's BTL's level), not cells and shared words: the kernel
+// hands it a header (core/envelope.hpp, opaque here) and a payload for a peer; arrivals come back
+// through `events` with the header, and either the payload's bytes or a handle for a payload
+// still in the sender's memory, which the kernel fetches straight into the receive buffer once a
+// receive matches it (the seeds' receiver-initiated rendezvous). Matching, ordering and
+// completion stay in the kernel (core/engine.hpp), one matcher for every provider.
+//
+// The shm provider (fabric/shm) is not behind this interface yet: it is the kernel's devirtualised
+// fast path. A provider here is a folder (fabric/ucx) and one line in the engine's wire-up.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rmpl::fabric {
+
+/// A message that arrived: `header` and the payload are valid during the call only, except a
+/// deferred payload, which stays at the sender until fetch() or drop() with `deferred`. Every
+/// header begins with the sender's job rank (an int32): the provider checks it is a rank of the job
+/// and reports it as `source`.
+struct arrival {
+  int source = -1;
+  std::span<const std::byte> header;
+  const std::byte* data = nullptr;  ///< the payload, or nullptr when deferred
+  std::size_t bytes = 0;            ///< the payload's size (deferred or not)
+  void* deferred = nullptr;         ///< the handle of a payload left at the sender
+};
+
+/// What the kernel answers to its provider's events. Called from inside progress() only, often from
+/// inside the provider's own library: they throw nothing.
+class events {
+ public:
+  /// A message arrived.
+  virtual void arrived(const arrival& a) noexcept = 0;
+  /// A send ended: its payload is out of the caller's buffer (it may be reused). `error` is empty
+  /// on success.
+  virtual void sent(std::uint64_t cookie, const std::string& error) noexcept = 0;
+  /// A fetch ended: the payload is in the buffer given to fetch().
+  virtual void fetched(std::uint64_t cookie, const std::string& error) noexcept = 0;
+  /// The provider lost `rank` (its process or its host): nothing more will come from it.
+  virtual void peer_failed(int rank, const std::string& why) noexcept = 0;
+
+ protected:
+  ~events() = default;
+};
+
+class provider {
+ public:
+  virtual ~provider() = default;
+
+  /// The provider's name ("ucx") and what rmpl-info prints of it: (name, value) lines.
+  virtual std::string name() const = 0;
+  virtual std::vector<std::pair<std::string, std::string>> describe() const = 0;
+  /// This rank's address, for the runtime to publish to the job (peers connect to it on first use).
+  virtual std::vector<std::byte> address() const = 0;
+
+  /// Sends `header` and the `bytes` at `data` to `dest`. Returns true when the send has ended
+  /// already (the payload is out of `data`; no sent() follows), false when it is in flight:
+  /// sent(cookie) follows, and `header` and `data` must stay untouched until then. With `eager`
+  /// the payload itself travels now, whatever its size, never a handle for the receiver to fetch
+  /// (a buffered send: its sender has returned and may not call the library again for a while,
+  /// and a fetch could need the sender's progress). Throws rmpl::error when the send cannot start
+  /// (naming the peer).
+  virtual bool send(int dest, std::span<const std::byte> header, const void* data,
+                    std::size_t bytes, std::uint64_t cookie, bool eager) = 0;
+  /// Waits for everything sent to `dest` so far to have arrived there (a first message waits while
+  /// the endpoint is wired up). True when that is so already; otherwise sent(cookie) follows.
+  virtual bool flush(int dest, std::uint64_t cookie) = 0;
+  /// Fetches the deferred payload of an arrival (all its bytes) into `to`. True when it has ended
+  /// already; otherwise fetched(cookie) follows. Throws rmpl::error when it cannot start.
+  virtual bool fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t cookie) = 0;
+  /// Gives back a deferred payload that will never be fetched (its sender's send ends all the
+  /// same).
+  virtual void drop(void* deferred) noexcept = 0;
+
+  /// Moves what is in flight; calls `events`. True if anything happened.
+  virtual bool progress() = 0;
+  /// Before the caller sleeps on its doorbell: arranges that the provider's next event rings it.
+  /// False when events are pending already (progress instead of sleeping).
+  virtual bool arm() = 0;
+  /// Closes every endpoint once nothing is in flight any more (finalize, after the job's last
+  /// barrier): errors from peers that leave are not failures from here on.
+  virtual void close() noexcept = 0;
+};
+
+}  // namespace rmpl::fabric
