@@ -548,7 +548,7 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   try {
-    rmpl::runtime::local::job job(shm::domain::create_alone);
+    rmpl::runtime::local::job job(shm::domain::create);
     shm::domain d(job);
     if (d.size() < 2) return 0;
     const std::size_t max_bytes = sizes.empty() ? 0 : sizes.back();

@@ -26,7 +26,7 @@ std::string tag_text(int tag) {
 }  // namespace
 
 engine::engine()
-    : job_(fabric::shm::domain::create_alone),
+    : job_(fabric::shm::domain::create),
       dom_(job_),
       rank_(job_.rank()),
       size_(job_.size()),
@@ -127,9 +127,15 @@ void engine::check_liveness_now() noexcept {
 }
 
 void engine::throw_dead_rank() const {
-  const int dead = job_.failed_rank();
+  int dead = job_.failed_rank();
   if (dead < 0 && remote_failed_rank_ >= 0) {
-    base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, remote_failure_);
+    // The provider lost a peer. If the runtime can say how it ended (a process of this host that
+    // died), that is the better account; otherwise the provider's.
+    job_.check_liveness();
+    dead = job_.failed_rank();
+    if (dead < 0) {
+      base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, remote_failure_);
+    }
   }
   base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, job_.describe_death(dead));
 }
@@ -1425,7 +1431,12 @@ namespace rmpl::core {
 std::vector<std::pair<std::string, std::string>> engine::describe_transport() const {
   const auto& p = dom_.p();
   std::vector<std::pair<std::string, std::string>> lines;
-  lines.emplace_back("provider", "shm (one host, memfd segment shared by the ranks)");
+  lines.emplace_back("provider",
+                     job_.under_pmix()
+                         ? "shm (the ranks of this host; segment made by its first rank)"
+                         : "shm (the ranks of this host; memfd segment shared by the ranks)");
+  lines.emplace_back("runtime", job_.under_pmix() ? "PMIx (the launcher's server)"
+                                                  : "local (rmplrun, or a job of one)");
   lines.emplace_back("cores", fmt::format("{}", dom_.cores()));
   lines.emplace_back(
       "ranks per core",
@@ -1450,9 +1461,9 @@ std::vector<std::pair<std::string, std::string>> engine::describe_transport() co
   if (remote_ != nullptr) {
     int hosts = 0;
     for (int r = 0; r < size_; ++r) hosts = std::max(hosts, host_of(r) + 1);
-    lines.emplace_back("hosts", fmt::format("{} (this rank on host {}; shm within a host, the "
+    lines.emplace_back("hosts", fmt::format("{} (this rank on {}; shm within a host, the "
                                             "provider below between hosts)",
-                                            hosts, host_of(rank_)));
+                                            hosts, job_.host_name(host_of(rank_))));
     for (auto& line : remote_->describe()) lines.push_back(std::move(line));
   }
   return lines;

@@ -38,7 +38,7 @@ void engine::start_remote() {
       [this] { job_.notify(rank_); }, [this](int peer) { return where(peer); });
   const std::vector<std::byte> address = remote_->address();
   job_.publish_card(address);
-  job_.barrier("exchanging the UCX addresses of the ranks");
+  job_.exchange_cards("exchanging the UCX addresses of the ranks");
   // Endpoints are made on first use, and wiring one up takes a few round trips that need both
   // ranks' progress: a first message to a peer stays with its sender until the sender calls the
   // library again (as with any MPI over UCX). Below RMPL_UCX_CONNECT_ALL remote peers (the jobs
@@ -59,7 +59,7 @@ void engine::start_remote() {
 }
 
 std::string engine::where(int r) const {
-  return fmt::format("rank {} (host {})", r, host_of(r));
+  return fmt::format("rank {} (host {})", r, job_.host_name(host_of(r)));
 }
 
 void engine::remote_corrupt(int source, const std::string& what) const {

@@ -1,5 +1,6 @@
 #include "fabric/shm/domain.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -53,8 +54,11 @@ domain::domain(runtime::local::job& job) : job_(job), rank_(job.rank()), size_(j
 void domain::probe_single_copy() {
   const int wanted = base::env_tristate("RMPL_SINGLE_COPY");
   int mine = -1;
+  // Probed on the next rank of this host (the segment's ranks), and agreed among them.
+  const std::vector<int>& here = job_.segment_ranks();
   if (wanted != 0) {
-    const int peer = (rank_ + 1) % size_;
+    const auto me = std::find(here.begin(), here.end(), rank_);
+    const int peer = me + 1 == here.end() ? here.front() : *(me + 1);
     std::uint64_t value = 0;
     const void* where =
         reinterpret_cast<const void*>(infos_[peer].probe_address.load(std::memory_order_relaxed));
@@ -64,7 +68,8 @@ void domain::probe_single_copy() {
   infos_[rank_].single_copy.store(mine == 0 ? 1 : 0, std::memory_order_release);
   job_.barrier("start");
   single_copy_error_ = mine;
-  for (int r = 0; r < size_ && single_copy_error_ == 0; ++r) {
+  for (int r : here) {
+    if (single_copy_error_ != 0) break;
     if (infos_[r].single_copy.load(std::memory_order_acquire) != 1) single_copy_error_ = -2;
   }
   if (wanted == 1 && single_copy_error_ != 0) {

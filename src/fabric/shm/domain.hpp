@@ -28,8 +28,8 @@ class domain {
   /// Takes the provider's part of `job`'s segment; waits until every rank has joined and agrees on
   /// single copy. Throws rmpl::error.
   explicit domain(runtime::local::job& job);
-  /// What a job started without a launcher creates its segment with (runtime::local::job).
-  static int create_alone() { return create_job_segment(1); }
+  /// What a job started without rmplrun creates its host's segment with (runtime::local::job).
+  static int create(int nranks) { return create_job_segment(nranks); }
   domain(const domain&) = delete;
   domain& operator=(const domain&) = delete;
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -50,11 +51,14 @@ std::vector<int> pretend_hosts() {
 
 }  // namespace
 
-job::job(int (*create_alone)()) {
+job::job(int (*create)(int nranks)) {
   const char* fd_text = std::getenv("RMPL_SHM_FD");
   int fd = -1;
   bool own_segment = false;
-  if (fd_text && *fd_text) {
+  if ((!fd_text || !*fd_text) && pmix::started_by_server()) {
+    fd = join_pmix(create);
+    own_segment = true;
+  } else if (fd_text && *fd_text) {
     fd = env_int("RMPL_SHM_FD", -1, 0, INT_MAX);
     size_ = env_int("RMPL_SIZE", 1, 1, 4096);
     rank_ = env_int("RMPL_RANK", 0, 0, 4095);
@@ -66,10 +70,11 @@ job::job(int (*create_alone)()) {
     const char* name = std::getenv("RMPL_LAUNCHER");
     launcher_name_ = name && *name ? name : "launcher";
   } else {
-    fd = create_alone();  // a job of one: started without rmplrun
+    fd = create(1);  // a job of one: started without rmplrun
     own_segment = true;
   }
   map_ = std::make_unique<mapping>(fd);
+  if (pmix_) pmix_->barrier();  // every rank of the host has mapped it: the creator may close it
   if (own_segment) {
     ::close(fd);
   } else {
@@ -87,6 +92,9 @@ job::job(int (*create_alone)()) {
                head_->nranks, size_);
   }
   pretend_hosts_ = pretend_hosts();
+  if (segment_ranks_.empty()) {
+    for (int r = 0; r < size_; ++r) segment_ranks_.push_back(r);
+  }
   cores_ = static_cast<int>(std::thread::hardware_concurrency());
   if (cores_ < 1) cores_ = 1;
   rank_record& me = records_[rank_];
@@ -94,7 +102,65 @@ job::job(int (*create_alone)()) {
   me.state.store(rank_state::alive, std::memory_order_release);
   if (size_ > 1 || launcher_pid_ != 0) {
     watcher_ = std::make_unique<watcher>(*head_, records_, size_, rank_, launcher_pid_);
+    // Only this host's processes can be watched; the others' deaths come from the providers.
+    std::vector<bool> here(static_cast<std::size_t>(size_), false);
+    for (int r : segment_ranks_) here[static_cast<std::size_t>(r)] = true;
+    for (int r = 0; r < size_; ++r) {
+      if (!here[static_cast<std::size_t>(r)]) watcher_->ignore(r);
+    }
   }
+}
+
+int job::join_pmix(int (*create)(int nranks)) {
+  pmix_ = std::make_unique<pmix::job>();
+  rank_ = pmix_->rank();
+  size_ = pmix_->size();
+  segment_ranks_ = pmix_->local_ranks();
+  host_names_ = pmix_->hosts();
+  hosts_.resize(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) hosts_[static_cast<std::size_t>(r)] = pmix_->host_of(r);
+  if (segment_ranks_.empty() ||
+      !std::binary_search(segment_ranks_.begin(), segment_ranks_.end(), rank_)) {
+    base::fail(errc::system, "PMIx: rank {} is not among its host's ranks", rank_);
+  }
+  // The host's segment: made by its lowest rank for the whole job (offsets by job rank; pages of
+  // other hosts' ranks are never touched, so they take no memory), and opened by the others
+  // through the creator's descriptor in /proc: no name in /dev/shm to leave behind.
+  const int creator = segment_ranks_.front();
+  struct where {
+    std::int32_t pid;
+    std::int32_t fd;
+  } at{};
+  int fd = -1;
+  if (rank_ == creator) {
+    fd = create(size_);
+    at = where{static_cast<std::int32_t>(::getpid()), fd};
+    pmix_->put("rmpl.segment", {reinterpret_cast<const std::byte*>(&at), sizeof at});
+  }
+  pmix_->fence();
+  if (rank_ != creator) {
+    const std::vector<std::byte> bytes = pmix_->get(creator, "rmpl.segment");
+    if (bytes.size() != sizeof at) {
+      base::fail(errc::system, "PMIx: rank {}'s segment record has {} bytes, not {}", creator,
+                 bytes.size(), sizeof at);
+    }
+    std::memcpy(&at, bytes.data(), sizeof at);
+    const std::string path = fmt::format("/proc/{}/fd/{}", at.pid, at.fd);
+    fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      base::fail(errc::system,
+                 "rank {} cannot open its host's job segment, {} (made by rank {}): {}", rank_,
+                 path, creator, std::strerror(err));
+    }
+  }
+  return fd;
+}
+
+std::string job::host_name(int h) const {
+  if (pretend_hosts_.empty() && h >= 0 && static_cast<std::size_t>(h) < host_names_.size())
+    return host_names_[static_cast<std::size_t>(h)];
+  return fmt::format("{}", h);
 }
 
 job::~job() {
@@ -102,6 +168,10 @@ job::~job() {
 }
 
 void job::publish_card(std::span<const std::byte> bytes) {
+  if (pmix_) {
+    pmix_->put("rmpl.card", bytes);
+    return;
+  }
   card& c = map_->cards()[rank_];
   if (bytes.size() > sizeof c.data) {
     base::fail(errc::internal, "rank {}: an address of {} bytes does not fit in a card of {}",
@@ -109,6 +179,26 @@ void job::publish_card(std::span<const std::byte> bytes) {
   }
   std::memcpy(c.data, bytes.data(), bytes.size());
   c.length = static_cast<std::uint32_t>(bytes.size());
+}
+
+void job::exchange_cards(const char* what) {
+  if (pmix_) {
+    pmix_->fence();
+    return;
+  }
+  barrier(what);
+}
+
+std::span<const std::byte> job::card_of(int r) const {
+  if (pmix_) {
+    if (cards_.empty()) cards_.resize(static_cast<std::size_t>(size_));
+    std::vector<std::byte>& c = cards_[static_cast<std::size_t>(r)];
+    if (c.empty()) c = pmix_->get(r, "rmpl.card");
+    return c;
+  }
+  const card& c = map_->cards()[r];
+  const std::uint32_t n = c.length;
+  return {c.data, n <= sizeof c.data ? n : 0};
 }
 
 void job::learn_pids() {
@@ -150,7 +240,16 @@ std::string job::describe_death(int r) const {
   return fmt::format("rank {} died", r);
 }
 
-std::uint32_t job::barrier_arrive() noexcept {
+std::uint32_t job::barrier_arrive() {
+  if (pmix_) {
+    pmix_->start_barrier(
+        fence_done_,
+        [](void* self) {
+          static_cast<const job*>(self)->notify(static_cast<const job*>(self)->rank_);
+        },
+        this);
+    return 0;
+  }
   const std::uint32_t generation = head_->barrier_generation.load(std::memory_order_acquire);
   if (head_->barrier_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 ==
       static_cast<std::uint32_t>(size_)) {
@@ -164,6 +263,10 @@ std::uint32_t job::barrier_arrive() noexcept {
 }
 
 void job::barrier(const char* what) {
+  if (pmix_) {
+    pmix_->barrier();
+    return;
+  }
   const std::uint32_t generation = barrier_arrive();
   while (!barrier_done(generation)) {
     const std::uint32_t bell = prepare_sleep();

@@ -1,9 +1,15 @@
-// The runtime of a job on one host: who this process is in the job, its peers' processes, the
-// job-wide barrier, the doorbells every wait sleeps on, and deaths. Its shared state is the
-// runtime's part of the segment rmplrun creates (runtime/local/layout.hpp), named by RMPL_SHM_FD,
-// RMPL_RANK and RMPL_SIZE; a program started without rmplrun creates a segment of its own and is a
-// job of one rank. The transport's part of the same segment is handed to the shm provider
-// (transport()). Concrete and inline where the engine polls it (failed_rank, on every pass).
+// The runtime of a job as one host sees it: who this process is in the job, where every rank runs,
+// its host's peers' processes, the job-wide barrier, the doorbells every wait sleeps on, the cards
+// ranks publish for each other, and deaths. Its shared state is the runtime's part of the segment
+// the ranks of this host share (runtime/local/layout.hpp). Three ways in:
+// - rmplrun started the job: the segment is rmplrun's memfd, named by RMPL_SHM_FD, RMPL_RANK and
+//   RMPL_SIZE; every rank of the job is on this host;
+// - a PMIx server started it (Open MPI's mpirun, srun --mpi=pmix, prterun): rank, size and hosts
+//   come from PMIx (runtime/pmix/job.hpp), the lowest rank of each host creates the host's segment
+//   and the others open it through /proc, and barriers and cards go through PMIx;
+// - neither: the program creates a segment of its own and is a job of one rank.
+// The transport's part of the segment is handed to the shm provider (transport()). Concrete and
+// inline where the engine polls it (failed_rank, on every pass).
 #pragma once
 
 #include <sys/types.h>
@@ -20,16 +26,17 @@
 #include "runtime/local/layout.hpp"
 #include "runtime/local/liveness.hpp"
 #include "runtime/local/segment.hpp"
+#include "runtime/pmix/job.hpp"
 
 namespace rmpl::runtime::local {
 
 class job {
  public:
-  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or, when they are absent, creates
-  /// a job of one rank with `create_alone()` (the transport, which knows the bytes its part takes,
-  /// makes the segment: it returns the descriptor). Registers this process as alive. Throws
-  /// rmpl::error.
-  explicit job(int (*create_alone)());
+  /// Joins the job named by RMPL_SHM_FD / RMPL_RANK / RMPL_SIZE, or the job of the PMIx server
+  /// that started this process, or creates a job of one rank. `create(nranks)` makes a segment (the
+  /// transport, which knows the bytes its part takes, makes it: it returns the descriptor).
+  /// Registers this process as alive. Throws rmpl::error.
+  explicit job(int (*create)(int nranks));
   /// Marks this rank finalized.
   ~job();
   job(const job&) = delete;
@@ -47,29 +54,36 @@ class job {
   /// splits the ranks among pretended hosts, so that what a job spanning hosts does differently
   /// (collectives without the node's shared areas, MPI_COMM_TYPE_SHARED) runs on one machine.
   int host_of(int r) const noexcept {
-    return pretend_hosts_.empty()
-               ? 0
-               : pretend_hosts_[static_cast<std::size_t>(r) % pretend_hosts_.size()];
+    if (!pretend_hosts_.empty())
+      return pretend_hosts_[static_cast<std::size_t>(r) % pretend_hosts_.size()];
+    return hosts_.empty() ? 0 : hosts_[static_cast<std::size_t>(r)];
   }
-  /// Processing units of this host, and whether the job has more ranks than that.
+  /// The name of host h (its number when the hosts are pretended or there is one).
+  std::string host_name(int h) const;
+  /// The ranks that share this process's segment (its host's), in increasing order.
+  const std::vector<int>& segment_ranks() const noexcept { return segment_ranks_; }
+  /// Processing units of this host, and whether its ranks outnumber them.
   int cores() const noexcept { return cores_; }
-  bool oversubscribed() const noexcept { return size_ > cores_; }
+  bool oversubscribed() const noexcept { return static_cast<int>(segment_ranks_.size()) > cores_; }
+  /// Whether a PMIx server started the job.
+  bool under_pmix() const noexcept { return pmix_ != nullptr; }
 
   // ---- cards: what each rank publishes for its peers (a network provider's address) ----
-  /// Publishes this rank's card; peers read it after the next barrier. Throws rmpl::error if it
-  /// does not fit.
+  /// Publishes this rank's card. Throws rmpl::error if it does not fit.
   void publish_card(std::span<const std::byte> bytes);
-  /// Rank r's card as published (empty if it published none). Its length is checked against the
-  /// card's size (a rank writes it).
-  std::span<const std::byte> card_of(int r) const noexcept {
-    const card& c = map_->cards()[r];
-    const std::uint32_t n = c.length;
-    return {c.data, n <= sizeof c.data ? n : 0};
-  }
+  /// Waits until every rank has published its card (every rank calls it; `what` names the step in
+  /// errors).
+  void exchange_cards(const char* what);
+  /// Rank r's card as published (empty if it published none), after exchange_cards(). Its length is
+  /// checked against the card's size (a rank writes it).
+  std::span<const std::byte> card_of(int r) const;
 
   // ---- the job-wide barrier: arrive, then wait until done (the caller keeps progressing) ----
-  std::uint32_t barrier_arrive() noexcept;
+  /// Under PMIx a fence that does not block (it rings this rank's bell when it ends). Throws
+  /// rmpl::error if it cannot start.
+  std::uint32_t barrier_arrive();
   bool barrier_done(std::uint32_t generation) const noexcept {
+    if (pmix_) return fence_done_.load(std::memory_order_acquire);
     return head_->barrier_generation.load(std::memory_order_acquire) != generation;
   }
   /// A barrier for start-up, when nothing else needs progressing: sleeps between looks, and
@@ -133,6 +147,15 @@ class job {
   }
 
  private:
+  /// Joins the job of the PMIx server that started this process: returns its host's segment.
+  int join_pmix(int (*create)(int nranks));
+  std::unique_ptr<pmix::job> pmix_;  ///< the PMIx client, when a PMIx server started the job
+  std::atomic<bool> fence_done_{false};
+  std::vector<int> hosts_;  ///< PMIx: the host of each rank (an index into host_names_)
+  std::vector<std::string> host_names_;  ///< PMIx: the hosts' names
+  std::vector<int> segment_ranks_;
+  /// PMIx: the cards read so far (fetched on first use).
+  mutable std::vector<std::vector<std::byte>> cards_;
   std::unique_ptr<mapping> map_;
   job_header* head_ = nullptr;
   rank_record* records_ = nullptr;

@@ -66,6 +66,8 @@ class watcher {
   /// check(), if interval_ns has passed since the last one. Safe to call from several threads at
   /// once: one checks, the others return.
   void check_if_due() noexcept;
+  /// Stops watching rank r (a rank of another host: its process is not this host's to watch).
+  void ignore(int r) noexcept { peers_[static_cast<std::size_t>(r)].done = true; }
 
  private:
   /// Looks at every watched process once; marks in the segment what it finds gone. One thread at

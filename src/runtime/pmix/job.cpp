@@ -1,6 +1,6 @@
 #include "runtime/pmix/job.hpp"
 
-#include <pmix.h>
+#include "runtime/pmix/library.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -158,6 +158,35 @@ void job::barrier() {
   const pmix_proc_t everyone = proc_of(nspace_, PMIX_RANK_WILDCARD);
   if (const pmix_status_t st = PMIx_Fence(&everyone, 1, nullptr, 0); st != PMIX_SUCCESS) {
     fail("PMIx_Fence", st, "a barrier");
+  }
+}
+
+namespace {
+
+struct barrier_wait {
+  std::atomic<bool>* done;
+  void (*ring)(void*);
+  void* arg;
+};
+
+void barrier_ended(pmix_status_t /*status*/, void* data) {
+  // A failed fence (a rank gone) ends the wait too: the engine learns of the death its own way.
+  auto* w = static_cast<barrier_wait*>(data);
+  w->done->store(true, std::memory_order_release);
+  w->ring(w->arg);
+  delete w;
+}
+
+}  // namespace
+
+void job::start_barrier(std::atomic<bool>& done, void (*ring)(void*), void* arg) {
+  done.store(false, std::memory_order_relaxed);
+  const pmix_proc_t everyone = proc_of(nspace_, PMIX_RANK_WILDCARD);
+  auto* w = new barrier_wait{&done, ring, arg};
+  const pmix_status_t st = PMIx_Fence_nb(&everyone, 1, nullptr, 0, barrier_ended, w);
+  if (st != PMIX_SUCCESS) {
+    delete w;
+    fail("PMIx_Fence_nb", st, "a barrier");
   }
 }
 

@@ -5,6 +5,7 @@
 // host needs none of it (runtime/local/job.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -47,6 +48,10 @@ class job {
   std::vector<std::byte> get(int r, std::string_view key) const;
   /// Waits until every rank of the job has called barrier() (a fence without data).
   void barrier();
+  /// A barrier that does not block: returns at once; `done` is set (from PMIx's own thread) once
+  /// every rank has started it, and then `ring()` is called there. The caller waits for `done`
+  /// while it keeps its own work moving. One at a time. Throws rmpl::error if it cannot start.
+  void start_barrier(std::atomic<bool>& done, void (*ring)(void*), void* arg);
 
  private:
   std::string nspace_;
