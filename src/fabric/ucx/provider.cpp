@@ -148,6 +148,14 @@ ucp_ep_h provider::endpoint(int peer) {
   return ep;
 }
 
+bool provider::started(ucs_status_ptr_t request, operation* op,
+                       const std::function<std::string()>& what) {
+  if (request != nullptr && !UCS_PTR_IS_ERR(request)) return false;  // its callback will come
+  end_operation(op);
+  if (request == nullptr) return true;  // ended already: no callback
+  fail(what(), UCS_PTR_STATUS(request));
+}
+
 bool provider::send(int dest, std::span<const std::byte> header, const void* data,
                     std::size_t bytes, std::uint64_t cookie, bool eager) {
   ucp_request_param_t rp{};
@@ -160,15 +168,11 @@ bool provider::send(int dest, std::span<const std::byte> header, const void* dat
   ucp_ep_h ep = endpoint(dest);
   operation* op = start_operation(cookie);
   rp.user_data = op;
-  const ucs_status_ptr_t request =
-      ucx_.ucp_am_send_nbx(ep, message_id, header.data(), header.size(), data, bytes, &rp);
-  if (request == nullptr || UCS_PTR_IS_ERR(request)) end_operation(op);
-  if (request == nullptr) return true;
-  if (UCS_PTR_IS_ERR(request)) {
-    fail(fmt::format("a send of {} bytes to {} (ucp_am_send_nbx)", bytes, where_(dest)),
-         UCS_PTR_STATUS(request));
-  }
-  return false;
+  return started(
+      ucx_.ucp_am_send_nbx(ep, message_id, header.data(), header.size(), data, bytes, &rp), op,
+      [&] {
+        return fmt::format("a send of {} bytes to {} (ucp_am_send_nbx)", bytes, where_(dest));
+      });
 }
 
 bool provider::flush(int dest, std::uint64_t cookie) {
@@ -178,14 +182,9 @@ bool provider::flush(int dest, std::uint64_t cookie) {
   ucp_ep_h ep = endpoint(dest);
   operation* op = start_operation(cookie);
   rp.user_data = op;
-  const ucs_status_ptr_t request = ucx_.ucp_ep_flush_nbx(ep, &rp);
-  if (request == nullptr || UCS_PTR_IS_ERR(request)) end_operation(op);
-  if (request == nullptr) return true;
-  if (UCS_PTR_IS_ERR(request)) {
-    fail(fmt::format("flushing the endpoint to {} (ucp_ep_flush_nbx)", where_(dest)),
-         UCS_PTR_STATUS(request));
-  }
-  return false;
+  return started(ucx_.ucp_ep_flush_nbx(ep, &rp), op, [&] {
+    return fmt::format("flushing the endpoint to {} (ucp_ep_flush_nbx)", where_(dest));
+  });
 }
 
 bool provider::fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t cookie) {
@@ -194,14 +193,9 @@ bool provider::fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t 
   rp.cb.recv_am = on_fetched;
   operation* op = start_operation(cookie);
   rp.user_data = op;
-  const ucs_status_ptr_t request = ucx_.ucp_am_recv_data_nbx(worker_, deferred, to, bytes, &rp);
-  if (request == nullptr || UCS_PTR_IS_ERR(request)) end_operation(op);
-  if (request == nullptr) return true;
-  if (UCS_PTR_IS_ERR(request)) {
-    fail(fmt::format("fetching a message of {} bytes (ucp_am_recv_data_nbx)", bytes),
-         UCS_PTR_STATUS(request));
-  }
-  return false;
+  return started(ucx_.ucp_am_recv_data_nbx(worker_, deferred, to, bytes, &rp), op, [&] {
+    return fmt::format("fetching a message of {} bytes (ucp_am_recv_data_nbx)", bytes);
+  });
 }
 
 void provider::drop(void* deferred) noexcept {
@@ -307,27 +301,29 @@ void provider::end_operation(operation* op) noexcept {
   free_operations_.push_back(op);
 }
 
-void provider::on_sent(void* request, ucs_status_t status, void* user_data) {
+void provider::operation_ended(void* request, ucs_status_t status, void* user_data,
+                               bool fetch) noexcept {
   auto* op = static_cast<operation*>(user_data);
   provider* self = op->self;
   const std::uint64_t cookie = op->cookie;
   self->end_operation(op);
   self->ucx_.ucp_request_free(request);
   self->worked_ = true;
-  self->events_.sent(cookie,
-                     status == UCS_OK ? std::string() : self->ucx_.ucs_status_string(status));
+  const std::string error = status == UCS_OK ? std::string() : self->ucx_.ucs_status_string(status);
+  if (fetch) {
+    self->events_.fetched(cookie, error);
+  } else {
+    self->events_.sent(cookie, error);
+  }
+}
+
+void provider::on_sent(void* request, ucs_status_t status, void* user_data) {
+  operation_ended(request, status, user_data, false);
 }
 
 void provider::on_fetched(void* request, ucs_status_t status, std::size_t /*length*/,
                           void* user_data) {
-  auto* op = static_cast<operation*>(user_data);
-  provider* self = op->self;
-  const std::uint64_t cookie = op->cookie;
-  self->end_operation(op);
-  self->ucx_.ucp_request_free(request);
-  self->worked_ = true;
-  self->events_.fetched(cookie,
-                        status == UCS_OK ? std::string() : self->ucx_.ucs_status_string(status));
+  operation_ended(request, status, user_data, true);
 }
 
 void provider::on_peer_error(void* arg, ucp_ep_h ep, ucs_status_t status) {

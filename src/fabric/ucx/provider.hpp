@@ -56,11 +56,17 @@ class provider final : public fabric::provider {
     std::uint64_t cookie;
   };
   operation* start_operation(std::uint64_t cookie);
+  /// What a send, flush or fetch call returned: true if it ended at once (`op` freed), false if
+  /// its callback will come; throws rmpl::error (naming what()) if it failed.
+  bool started(ucs_status_ptr_t request, operation* op, const std::function<std::string()>& what);
   void end_operation(operation* op) noexcept;
   ucp_ep_h endpoint(int peer);
   [[noreturn]] void fail(const std::string& what, ucs_status_t status) const;
   static ucs_status_t on_message(void* arg, const void* header, std::size_t header_length,
                                  void* data, std::size_t length, const ucp_am_recv_param_t* param);
+  /// A send, flush or fetch ended: its operation freed, the kernel told.
+  static void operation_ended(void* request, ucs_status_t status, void* user_data,
+                              bool fetch) noexcept;
   static void on_sent(void* request, ucs_status_t status, void* user_data);
   static void on_fetched(void* request, ucs_status_t status, std::size_t length, void* user_data);
   static void on_peer_error(void* arg, ucp_ep_h ep, ucs_status_t status);
