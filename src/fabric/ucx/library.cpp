@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 #include <mutex>
 
 #include "base/error.hpp"
@@ -12,8 +14,16 @@ const library& library::get() {
   static library table;
   static std::once_flag once;
   std::call_once(once, [] {
-    // libucp pulls in libuct, libucs and libucm itself, and loads its transport modules (tcp, cma,
-    // ib ...) from its own directory. Kept for the life of the process: UCX installs memory hooks.
+  // libucp pulls in libuct, libucs and libucm itself, and loads its transport modules (tcp, cma,
+  // ib ...) from its own directory. Kept for the life of the process: UCX installs memory hooks.
+#if defined(__SANITIZE_THREAD__)
+    // UCX's memory hooks (libucm) wrap madvise, which glibc calls as a thread exits, after
+    // ThreadSanitizer has torn down the thread's state: the hook's lock then crashes in TSan's
+    // interceptor. rmpl registers no memory with UCX, so the TSan build goes without them (unless
+    // the environment says otherwise); they stay on in every other build (InfiniBand's
+    // registration cache relies on them).
+    ::setenv("UCX_MEM_EVENTS", "no", 0);
+#endif
     void* handle = ::dlopen("libucp.so.0", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
     if (handle == nullptr) {
       const char* why = ::dlerror();

@@ -11,11 +11,12 @@
 namespace rmpl::runtime::pmix {
 
 struct library {
-#define RMPL_PMIX_FUNCTIONS(X)                                                                     \
-  X(PMIx_Init)                                                                                     \
-  X(PMIx_Finalize)                                                                                 \
-  X(PMIx_Get)                                                                                      \
-  X(PMIx_Put) X(PMIx_Commit) X(PMIx_Fence) X(PMIx_Fence_nb) X(PMIx_Error_string) X(PMIx_Info_load) \
+#define RMPL_PMIX_FUNCTIONS(X)                                                         \
+  X(PMIx_Init)                                                                         \
+  X(PMIx_Finalize)                                                                     \
+  X(PMIx_Get)                                                                          \
+  X(PMIx_Put)                                                                          \
+  X(PMIx_Commit) X(PMIx_Fence) X(PMIx_Fence_nb) X(PMIx_Error_string) X(PMIx_Info_load) \
       X(PMIx_Value_destruct)
 #define RMPL_PMIX_MEMBER(name) decltype(&::name) name = nullptr;
   RMPL_PMIX_FUNCTIONS(RMPL_PMIX_MEMBER)
