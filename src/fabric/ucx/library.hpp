@@ -11,18 +11,31 @@
 namespace rmpl::fabric::ucx {
 
 struct library {
-#define RMPL_UCX_FUNCTIONS(X)                                                                    \
-  X(ucp_config_read)                                                                             \
-  X(ucp_config_release)                                                                          \
-  X(ucp_init_version)                                                                            \
-  X(ucp_cleanup)                                                                                 \
-  X(ucp_worker_create)                                                                           \
-  X(ucp_worker_destroy)                                                                          \
-  X(ucp_worker_query) X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_get_efd) \
-      X(ucp_worker_arm) X(ucp_worker_set_am_recv_handler) X(ucp_ep_create) X(ucp_ep_close_nbx)   \
-          X(ucp_ep_flush_nbx) X(ucp_am_send_nbx) X(ucp_am_recv_data_nbx) X(ucp_am_data_release)  \
-              X(ucp_request_check_status) X(ucp_request_free) X(ucs_status_string)               \
-                  X(ucp_get_version_string)
+// clang-format off
+#define RMPL_UCX_FUNCTIONS(X) \
+  X(ucp_config_read) \
+  X(ucp_config_release) \
+  X(ucp_init_version) \
+  X(ucp_cleanup) \
+  X(ucp_worker_create) \
+  X(ucp_worker_destroy) \
+  X(ucp_worker_query) \
+  X(ucp_worker_release_address) \
+  X(ucp_worker_progress) \
+  X(ucp_worker_get_efd) \
+  X(ucp_worker_arm) \
+  X(ucp_worker_set_am_recv_handler) \
+  X(ucp_ep_create) \
+  X(ucp_ep_close_nbx) \
+  X(ucp_ep_flush_nbx) \
+  X(ucp_am_send_nbx) \
+  X(ucp_am_recv_data_nbx) \
+  X(ucp_am_data_release) \
+  X(ucp_request_check_status) \
+  X(ucp_request_free) \
+  X(ucs_status_string) \
+  X(ucp_get_version_string)
+// clang-format on
 #define RMPL_UCX_MEMBER(name) decltype(&::name) name = nullptr;
   RMPL_UCX_FUNCTIONS(RMPL_UCX_MEMBER)
 #undef RMPL_UCX_MEMBER

@@ -11,13 +11,19 @@
 namespace rmpl::runtime::pmix {
 
 struct library {
-#define RMPL_PMIX_FUNCTIONS(X)                                                         \
-  X(PMIx_Init)                                                                         \
-  X(PMIx_Finalize)                                                                     \
-  X(PMIx_Get)                                                                          \
-  X(PMIx_Put)                                                                          \
-  X(PMIx_Commit) X(PMIx_Fence) X(PMIx_Fence_nb) X(PMIx_Error_string) X(PMIx_Info_load) \
-      X(PMIx_Value_destruct)
+// clang-format off
+#define RMPL_PMIX_FUNCTIONS(X) \
+  X(PMIx_Init) \
+  X(PMIx_Finalize) \
+  X(PMIx_Get) \
+  X(PMIx_Put) \
+  X(PMIx_Commit) \
+  X(PMIx_Fence) \
+  X(PMIx_Fence_nb) \
+  X(PMIx_Error_string) \
+  X(PMIx_Info_load) \
+  X(PMIx_Value_destruct)
+// clang-format on
 #define RMPL_PMIX_MEMBER(name) decltype(&::name) name = nullptr;
   RMPL_PMIX_FUNCTIONS(RMPL_PMIX_MEMBER)
 #undef RMPL_PMIX_MEMBER
