@@ -343,6 +343,45 @@ check "--help prints the usage and exits 0" '[[ $rc -eq 0 && $out == *"Usage: rm
 run --version
 check "--version prints the version and exits 0" '[[ $rc -eq 0 && $out == "rmplrun (rmpl) "[0-9]* ]]'
 
+# ---- -H and --hostfile, on this host (started without a launch agent) ----
+
+run -H localhost:3 sh -c 'echo "$RMPL_RANK $RMPL_SIZE $RMPL_HOSTS $RMPL_HOST"'
+check "-H localhost:3 runs 3 ranks (-n defaults to the slots), told their hosts" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 3 localhost:3 0,1 3 localhost:3 0,2 3 localhost:3 0," ]]'
+run -H localhost:3 -n 2 --tag-output sh -c 'printf "a\nb"; echo err >&2'
+check "-n below the slots, and the output relayed byte for byte (tagged: [rank] per line)" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "[0] a,[0] b,[1] a,[1] b," && $(sort <<<"$err" | tr "\n" ,) == "[0] err,[1] err," ]]'
+run -H localhost:1 sh -c 'printf "no newline"'
+check "untagged output comes back unchanged" '[[ $rc -eq 0 && $out == "no newline" ]]'
+printf '# a comment\nlocalhost slots=2 max_slots=4\n\n  # another\n' >"$tmp/hosts"
+run --hostfile "$tmp/hosts" -x RMPLRUN_TEST_VALUE=x --wdir / sh -c 'echo "$RMPL_RANK $PWD $RMPLRUN_TEST_VALUE"'
+check "--hostfile (slots=N, comments), -x and --wdir" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 / x,1 / x," ]]'
+run -H localhost:2 -n 3 true
+check "-n above the slots: status 2, the slots named" '[[ $rc -eq 2 && $err == *"-n 3: the hosts offer 2 slots"* ]]'
+run -H localhost:0 true
+check "-H host:0: status 2, the item named" '[[ $rc -eq 2 && $err == *"localhost:0"*"number of slots"* ]]'
+run --hostfile "$tmp/nothing-here" true
+check "a hostfile that cannot be read: status 2, named" '[[ $rc -eq 2 && $err == *"nothing-here"* ]]'
+run -H localhost:2 sh -c "[ \$RMPL_RANK = 1 ] && exit 5; sleep 30"
+check "a rank's failure on a host: its status, named by the host's rmplrun, the job ended" \
+  '[[ $rc -eq 5 && $err == *"rmplrun on localhost: rank 1 (pid "*") exited with status 5"* && $ms -lt 10000 ]]'
+m=$(marker)
+"$RMPLRUN" -H localhost:2 sh -c "sleep $m" >/dev/null 2>&1 </dev/null &
+pid=$!
+if wait_count "sleep $m" 2; then
+  kill -INT $pid
+  rc=0
+  wait $pid || rc=$?
+  check "SIGINT to rmplrun -H: status 130, no rank left" '[[ $rc -eq 130 ]] && ! wait_count "sleep $m" 1'
+else
+  check "SIGINT test with -H: the ranks started" false
+fi
+m=$(marker)
+run -H "localhost:1,nowhere.invalid:1" --launch-agent false sh -c "sleep $m"
+check "a launch agent that fails: status 1, the host and its ranks named, nothing left" \
+  '[[ $rc -eq 1 && $err == *"lost host nowhere.invalid (rank 1)"* ]] && ! wait_count "sleep $m" 1'
+
 # ---- nothing left in /dev/shm ----
 
 # Other programs (an Open MPI benchmark run alongside, say) may come and go in /dev/shm meanwhile:

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -25,6 +26,7 @@
 
 #include "affinity.hpp"
 #include "fabric/shm/segment.hpp"
+#include "link.hpp"
 #include "output.hpp"
 #include "runtime/local/liveness.hpp"
 #include "runtime/local/segment.hpp"
@@ -87,12 +89,14 @@ class job {
   /// until `until`.
   void await_joined_ranks(clock::time_point until) const noexcept;
   void start_rank(int rank);
-  [[noreturn]] void exec_rank(int rank, tagged_output::rank_pipes pipes);
+  [[noreturn]] void exec_rank(int rank, relayed_output::rank_pipes pipes);
   void read_signals();
   void reap();
   struct failure {
     std::string message;  // names the rank and how it ended
     int status;           // rmplrun's exit status
+    int rank;             // the rank whose end is the cause, and its wait status
+    int wait_status;
   };
   /// Whether `rank`'s end (reaped with `wait_status`) fails the job, and why; marks it dead in the
   /// segment if so, so that peers waiting for it report an error.
@@ -111,8 +115,27 @@ class job {
   void begin_end(int sig, int status);
   void signal_all(int sig);
   void sweep();
+  bool local(int rank) const noexcept { return rank >= first_ && rank < first_ + count_; }
+
+  // ---- as the agent of a host in a job across hosts (opt.serve_host >= 0) ----
+  /// Sends a frame to the rmplrun that started the job (our stdout); a failed write means it is
+  /// gone, as when our stdin closes.
+  void send(link::kind what, int a, int b, std::string_view payload = {});
+  /// Every rank of this host reached the job barrier: sends their cards.
+  void on_host_arrived();
+  /// Reads frames from the starter (our stdin).
+  void on_control();
+  void on_starter_gone();
 
   const options& opt_;
+  const bool agent_ = opt_.serve_host >= 0;
+  int first_ = 0;  // this host's ranks: first_ .. first_ + count_ - 1 (all of them on one host)
+  int count_ = 0;
+  std::vector<int> local_ranks_;
+  std::string host_list_;  // RMPL_HOSTS: every host with the ranks it runs
+  int agent_fd_ = -1;      // the eventfd the last rank of this host to reach a barrier writes
+  link::reader control_;
+  bool control_open_ = false;
   const std::string& program_;
   const int segment_fd_;
   const int signal_fd_;
@@ -123,7 +146,7 @@ class job {
   std::vector<int> cpus_;  // cpus_[rank], or empty: no binding
   int devnull_ = -1;
   bool stdin_to_rank0_ = false;
-  std::unique_ptr<tagged_output> output_;  // with --tag-output
+  std::unique_ptr<relayed_output> output_;  // with --tag-output, and as an agent
 
   // The job's processes are one process group, so that a signal reaches whatever the ranks started
   // too. Its leader is a stand-in process of ours rather than a rank: it lives until the very end,
@@ -158,15 +181,39 @@ job::job(const options& opt, const std::string& program, int segment_fd, int sig
       view_(segment_fd, opt.nranks) {
   for (const std::string& arg : opt_.command) argv_.push_back(const_cast<char*>(arg.c_str()));
   argv_.push_back(nullptr);
+  count_ = opt_.nranks;
+  if (agent_) {
+    first_ = 0;
+    for (int h = 0; h < static_cast<int>(opt_.hosts.size()); ++h) {
+      const host_slots& host = opt_.hosts[static_cast<std::size_t>(h)];
+      host_list_ += fmt::format("{}{}:{}", h == 0 ? "" : ",", host.name, host.slots);
+      if (h < opt_.serve_host) first_ += host.slots;
+    }
+    count_ = opt_.hosts[static_cast<std::size_t>(opt_.serve_host)].slots;
+    agent_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (agent_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+    control_open_ = true;
+    ::fcntl(0, F_SETFL, ::fcntl(0, F_GETFL) | O_NONBLOCK);
+  }
+  for (int r = first_; r < first_ + count_; ++r) local_ranks_.push_back(r);
   if (opt_.bind) {
     cpus_ = allowed_cpus();
-    if (cpus_.size() < static_cast<std::size_t>(opt_.nranks)) cpus_.clear();  // oversubscribed
+    if (cpus_.size() < static_cast<std::size_t>(count_)) cpus_.clear();  // oversubscribed
   }
   // Ranks never read a terminal: they are not in its foreground process group, so a read would stop
-  // them (SIGTTIN) and hang the job. Rank 0 gets a file or pipe given as standard input.
+  // them (SIGTTIN) and hang the job. Rank 0 gets a file or pipe given as standard input (not on the
+  // hosts of a job across hosts, where standard input is the agent's link).
   devnull_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  stdin_to_rank0_ = !::isatty(0);
-  if (opt_.tag_output) output_ = std::make_unique<tagged_output>();
+  stdin_to_rank0_ = !agent_ && !::isatty(0);
+  if (agent_) {
+    output_ = std::make_unique<relayed_output>(
+        opt_.tag_output, [this](int rank, int target, std::string_view lines) {
+          send(link::kind::output, rank, target, lines);
+          return control_open_;
+        });
+  } else if (opt_.tag_output) {
+    output_ = std::make_unique<relayed_output>(true);
+  }
   pids_.assign(static_cast<std::size_t>(opt_.nranks), 0);
   if (opt_.timeout) {
     deadline_ = clock::now() + std::chrono::duration_cast<clock::duration>(
@@ -176,6 +223,69 @@ job::job(const options& opt, const std::string& program, int segment_fd, int sig
 
 job::~job() {
   if (devnull_ >= 0) ::close(devnull_);
+  if (agent_fd_ >= 0) ::close(agent_fd_);
+}
+
+void job::send(link::kind what, int a, int b, std::string_view payload) {
+  if (!control_open_) return;
+  if (!write_all(1, link::encode(what, a, b, payload))) on_starter_gone();
+}
+
+void job::on_host_arrived() {
+  std::uint64_t count = 0;
+  if (::read(agent_fd_, &count, sizeof count) != static_cast<ssize_t>(sizeof count)) return;
+  std::string cards;
+  for (int r : local_ranks_) link::append_card(cards, r, view_.card_of(r));
+  send(link::kind::arrive, 0, 0, cards);
+}
+
+void job::on_control() {
+  const link::reader::state st = control_.read_from(0);
+  while (auto f = control_.next()) {
+    switch (f->head.what) {
+      case link::kind::release: {
+        // The other hosts' cards first, then the barrier: a rank that leaves it reads them.
+        link::for_each_card(f->payload, [&](int r, std::span<const std::byte> card) {
+          if (r >= 0 && r < opt_.nranks && !local(r)) view_.set_card(r, card);
+        });
+        view_.release_barrier(local_ranks_);
+        break;
+      }
+      case link::kind::dead: {
+        // A rank of another host failed (its host reported it): the ranks here report it, named,
+        // as if it were their neighbour; the job then ends as after a death here.
+        const int r = f->head.a;
+        if (r < 0 || r >= opt_.nranks || local(r)) break;
+        view_.mark_dead(r, f->head.b);
+        if (!failed_ && !ending_ && !swept_) fail(1);
+        break;
+      }
+      case link::kind::end: {
+        const int sig = f->head.a;
+        if (swept_) break;
+        if (!ending_) {
+          begin_end(sig, failed_ ? status_ : 128 + sig);
+        } else if (!killed_) {
+          signal_all(SIGKILL);
+          killed_ = true;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (st != link::reader::state::open) on_starter_gone();
+}
+
+void job::on_starter_gone() {
+  if (!control_open_) return;
+  control_open_ = false;
+  if (!swept_ && !ending_) {
+    say("the rmplrun that started the job is gone (its link to this host closed); ending the "
+        "ranks here");
+    begin_end(SIGTERM, 1);
+  }
 }
 
 int job::run() {
@@ -185,6 +295,11 @@ int job::run() {
     if (value) ::setenv(name.c_str(), value->c_str(), 1);  // -x VAR alone: inherited anyway
   }
   ::setenv("RMPL_SIZE", std::to_string(opt_.nranks).c_str(), 1);
+  if (agent_) {  // runtime/local/job.hpp: join_hosts()
+    ::setenv("RMPL_HOSTS", host_list_.c_str(), 1);
+    ::setenv("RMPL_HOST", std::to_string(opt_.serve_host).c_str(), 1);
+    ::setenv("RMPL_AGENT_FD", std::to_string(agent_fd_).c_str(), 1);
+  }
   ::setenv("RMPL_SHM_FD", std::to_string(segment_fd_).c_str(), 1);
   ::setenv("RMPL_LAUNCHER", "rmplrun", 1);
   // The ranks watch this process (runtime/local/liveness.hpp): if it dies, those waiting inside
@@ -197,7 +312,7 @@ int job::run() {
     say("cannot start the job: {}", e.what());
     return 1;
   }
-  for (int rank = 0; rank < opt_.nranks; ++rank) {
+  for (int rank = first_; rank < first_ + count_; ++rank) {
     try {
       start_rank(rank);
     } catch (const std::system_error& e) {
@@ -240,20 +355,28 @@ int job::run() {
 
     fds.clear();
     fds.push_back({signal_fd_, POLLIN, 0});
+    // As an agent: our link (stdin) and the barrier's eventfd; -1 is skipped by poll().
+    fds.push_back({agent_ && control_open_ ? 0 : -1, POLLIN, 0});
+    fds.push_back({agent_fd_, POLLIN, 0});
+    constexpr std::size_t ours = 3;
     if (output_) output_->add_to_poll(fds);
     if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
       if (errno == EINTR) continue;
       say("poll failed: {}", std::strerror(errno));
       if (!ending_) begin_end(SIGKILL, 1);
       ::usleep(10'000);  // and carry on reaping: rmplrun never leaves before its ranks
-      fds.resize(1);
+      fds.resize(ours);
       fds[0].revents = POLLIN;
+      fds[1].revents = fds[2].revents = 0;
     }
     if (fds[0].revents != 0) read_signals();
-    if (output_) output_->service(std::span(fds).subspan(1));
+    if (fds[1].revents != 0) on_control();
+    if (fds[2].revents != 0) on_host_arrived();
+    if (output_) output_->service(std::span(fds).subspan(ours));
   }
   // Reaped last: until now the zombie leader has kept the group's id from being reused.
   if (!leader_reaped_) ::waitpid(leader_, nullptr, 0);
+  send(link::kind::done, status_, 0);
   return status_;
 }
 
@@ -296,7 +419,7 @@ void job::await_joined_ranks(clock::time_point until) const noexcept {
   using rmpl::runtime::local::rank_state;
   while (clock::now() < until) {
     bool waiting = false;
-    for (int r = 0; r < opt_.nranks && !waiting; ++r) {
+    for (int r = first_; r < first_ + count_ && !waiting; ++r) {
       const rank_state state = view_.state(r);
       if (state != rank_state::alive && state != rank_state::finalized) continue;
       const pid_t pid = view_.pid(r);
@@ -310,12 +433,12 @@ void job::await_joined_ranks(clock::time_point until) const noexcept {
 }
 
 void job::start_rank(int rank) {
-  tagged_output::rank_pipes pipes;
+  relayed_output::rank_pipes pipes;
   if (output_) pipes = output_->open(rank);
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
-    tagged_output::close_write_ends(pipes);
+    relayed_output::close_write_ends(pipes);
     throw std::system_error(err, std::generic_category(), "fork");
   }
   if (pid == 0) exec_rank(rank, pipes);
@@ -324,13 +447,13 @@ void job::start_rank(int rank) {
   // Joined here too, so that the rank is in the group before rmplrun signals it. It fails
   // harmlessly (EACCES) if the child has already exec'd, which it does only after joining itself.
   ::setpgid(pid, leader_);
-  tagged_output::close_write_ends(pipes);
+  relayed_output::close_write_ends(pipes);
   pids_[static_cast<std::size_t>(rank)] = pid;
   ranks_by_pid_[pid] = rank;
   ++alive_;
 }
 
-void job::exec_rank(int rank, tagged_output::rank_pipes pipes) {
+void job::exec_rank(int rank, relayed_output::rank_pipes pipes) {
   // In the child: a copy of single-threaded rmplrun, so ordinary library calls are safe here.
   ::setpgid(0, leader_);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -341,7 +464,7 @@ void job::exec_rank(int rank, tagged_output::rank_pipes pipes) {
     ::dup2(pipes.err, 2);
   }
   if (!cpus_.empty()) {
-    const int cpu = cpus_[static_cast<std::size_t>(rank)];
+    const int cpu = cpus_[static_cast<std::size_t>(rank - first_)];
     if (int err = bind_to_cpu(cpu); err != 0) {
       say("rank {}: cannot bind to CPU {}: {}", rank, cpu, std::strerror(err));
     }
@@ -354,6 +477,11 @@ void job::exec_rank(int rank, tagged_output::rank_pipes pipes) {
   // and sets the flag again once it has mapped it (runtime/local/job.cpp).
   if (::fcntl(segment_fd_, F_SETFD, 0) != 0) {
     say("rank {}: cannot hand down the job segment (descriptor {}): {}", rank, segment_fd_,
+        std::strerror(errno));
+    ::_exit(127);
+  }
+  if (agent_fd_ >= 0 && ::fcntl(agent_fd_, F_SETFD, 0) != 0) {
+    say("rank {}: cannot hand down the host agent's descriptor {}: {}", rank, agent_fd_,
         std::strerror(errno));
     ::_exit(127);
   }
@@ -393,6 +521,7 @@ void job::reap() {
     if (peer_marked_dead(rank)) continue;
     if (auto f = failure_of(rank, pid, wait_status)) {
       say("{}", f->message);
+      send(link::kind::dead, f->rank, f->wait_status);  // as an agent: for the other hosts' ranks
       fail(f->status);
     }
   }
@@ -412,21 +541,23 @@ std::optional<job::failure> job::failure_of(int rank, pid_t pid, int wait_status
     if (failed(wait_status)) view_.mark_dead(rank, wait_status);
     return failure{fmt::format("{} before every rank joined the job",
                                describe(unjoined_->first, unjoined_->second, 0)),
-                   1};
+                   1, unjoined_->first, 0};
   }
   if (failed(wait_status)) {
     // Marked dead before anything else, so that peers blocked on this rank report an error
     // instead of hanging until they are killed; not once it has finalized: nobody waits for it
     // then, and the others may still be finishing their own finalize.
     if (state != rank_state::finalized) view_.mark_dead(rank, wait_status);
-    return failure{describe(rank, pid, wait_status), exit_status_of(wait_status)};
+    return failure{describe(rank, pid, wait_status), exit_status_of(wait_status), rank,
+                   wait_status};
   }
   // exit(0) inside rmpl: its peers would wait for it forever. Dead: a peer's watcher saw it go
   // first (this launcher was stopped) and marked it; only this launcher marks a rank it has reaped,
   // and it has not marked this one yet.
   if (state == rank_state::alive || state == rank_state::dead) {
     view_.mark_dead(rank, wait_status);
-    return failure{fmt::format("{} without finalizing rmpl", describe(rank, pid, wait_status)), 1};
+    return failure{fmt::format("{} without finalizing rmpl", describe(rank, pid, wait_status)), 1,
+                   rank, wait_status};
   }
   return std::nullopt;
 }
@@ -442,7 +573,7 @@ void job::fail(int status) {
 }
 
 bool job::peer_marked_dead(int rank) const noexcept {
-  for (int r = 0; r < opt_.nranks; ++r) {
+  for (int r = first_; r < first_ + count_; ++r) {
     if (r != rank && pids_[static_cast<std::size_t>(r)] != 0 &&
         view_.state(r) == rmpl::runtime::local::rank_state::dead) {
       return true;
@@ -452,7 +583,7 @@ bool job::peer_marked_dead(int rank) const noexcept {
 }
 
 bool job::anyone_joined() const noexcept {
-  for (int r = 0; r < opt_.nranks; ++r) {
+  for (int r = first_; r < first_ + count_; ++r) {
     if (view_.state(r) != rmpl::runtime::local::rank_state::absent &&
         view_.state(r) != rmpl::runtime::local::rank_state::dead) {
       return true;
@@ -463,7 +594,7 @@ bool job::anyone_joined() const noexcept {
 
 bool job::anyone_joined_running() const noexcept {
   using rmpl::runtime::local::rank_state;
-  for (int r = 0; r < opt_.nranks; ++r) {
+  for (int r = first_; r < first_ + count_; ++r) {
     const rank_state state = view_.state(r);
     if (pids_[static_cast<std::size_t>(r)] != 0 &&
         (state == rank_state::alive || state == rank_state::finalized)) {

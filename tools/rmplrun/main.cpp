@@ -2,9 +2,14 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <span>
 
+#include "hosts.hpp"
 #include "job.hpp"
 #include "options.hpp"
 #include "program.hpp"
@@ -27,7 +32,16 @@ int main(int argc, char** argv) {
       fmt::print("rmplrun (rmpl) {}\n", RMPLRUN_VERSION);
       return 0;
     }
+    if (opt.serve_host >= 0) {
+      speaker() =
+          fmt::format("rmplrun on {}", opt.hosts[static_cast<std::size_t>(opt.serve_host)].name);
+    }
+    if (!opt.wdir.empty() && ::chdir(opt.wdir.c_str()) != 0) {
+      say("cannot change to the working directory '{}': {}", opt.wdir, std::strerror(errno));
+      return 1;
+    }
     const std::string program = find_program(opt.command.front());
+    if (!opt.hosts.empty() && opt.serve_host < 0) return run_hosts_job(opt, program);
     return run_job(opt, program);
   } catch (const usage_error& e) {
     say("{}\nTry 'rmplrun --help' for more information.", e.what());

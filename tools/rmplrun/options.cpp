@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string_view>
 
 namespace rmplrun {
@@ -43,7 +46,62 @@ double parse_timeout(std::string_view what, std::string_view text) {
   return s;
 }
 
+int parse_slots(std::string_view where, std::string_view text) {
+  int n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end != text.data() + text.size() || n < 1 || n > max_ranks) {
+    throw usage_error(
+        fmt::format("{}: '{}' is not a number of slots from 1 to {}", where, text, max_ranks));
+  }
+  return n;
+}
+
 }  // namespace
+
+std::vector<host_slots> parse_host_list(std::string_view option, std::string_view text) {
+  std::vector<host_slots> hosts;
+  while (true) {
+    const std::size_t comma = std::min(text.find(','), text.size());
+    const std::string_view item = text.substr(0, comma);
+    const std::size_t colon = item.rfind(':');
+    host_slots h{std::string(item.substr(0, colon)), 1};
+    if (colon != std::string_view::npos)
+      h.slots = parse_slots(fmt::format("{} '{}'", option, item), item.substr(colon + 1));
+    if (h.name.empty())
+      throw usage_error(fmt::format("{} '{}': a host name is empty", option, text));
+    hosts.push_back(std::move(h));
+    if (comma == text.size()) break;
+    text.remove_prefix(comma + 1);
+  }
+  return hosts;
+}
+
+std::vector<host_slots> read_hostfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw usage_error(fmt::format("--hostfile '{}': cannot read it", path));
+  std::vector<host_slots> hosts;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream words(line);
+    std::string name;
+    if (!(words >> name)) continue;
+    const std::string where = fmt::format("--hostfile {}, line {}", path, number);
+    host_slots h{name, 1};
+    if (auto colon = name.rfind(':'); colon != std::string::npos) {
+      h.name = name.substr(0, colon);
+      h.slots = parse_slots(where, std::string_view(name).substr(colon + 1));
+    }
+    for (std::string word; words >> word;) {
+      if (word.starts_with("slots="))
+        h.slots = parse_slots(where, std::string_view(word).substr(6));
+    }
+    if (h.name.empty()) throw usage_error(fmt::format("{}: the host name is empty", where));
+    hosts.push_back(std::move(h));
+  }
+  if (hosts.empty()) throw usage_error(fmt::format("--hostfile '{}' names no host", path));
+  return hosts;
+}
 
 options parse_options(std::span<char* const> args) {
   options opt;
@@ -80,6 +138,21 @@ options parse_options(std::span<char* const> args) {
         opt.exports.emplace_back(var, std::nullopt);
       else
         opt.exports.emplace_back(var, v.substr(eq + 1));
+    } else if (name == "-H" || name == "--host" || name == "-host" || name == "--hosts" ||
+               name == "-hosts") {
+      for (host_slots& h : parse_host_list(name, value(name, attached)))
+        opt.hosts.push_back(std::move(h));
+    } else if (name == "--hostfile" || name == "-hostfile" || name == "--machinefile" ||
+               name == "-machinefile" || name == "-f") {
+      for (host_slots& h : read_hostfile(value(name, attached))) opt.hosts.push_back(std::move(h));
+    } else if (name == "--launch-agent" || name == "-launcher-exec") {
+      opt.launch_agent = value(name, attached);
+      if (opt.launch_agent.find_first_not_of(' ') == std::string::npos)
+        throw usage_error(fmt::format("{}: the command is empty", name));
+    } else if (name == "--wdir" || name == "-wdir") {
+      opt.wdir = value(name, attached);
+    } else if (name == "--serve-host") {
+      opt.serve_host = parse_nranks(name, value(name, attached)) - 1;
     } else if (name == "--timeout") {
       opt.timeout_text = value(name, attached);
       opt.timeout = parse_timeout("--timeout", opt.timeout_text);
@@ -129,7 +202,14 @@ options parse_options(std::span<char* const> args) {
       opt.timeout_origin = fmt::format(" (MPIEXEC_TIMEOUT={})", env);
     }
   }
+  if (opt.nranks == 0 && !opt.hosts.empty()) {
+    long total = 0;
+    for (const host_slots& h : opt.hosts) total += h.slots;
+    opt.nranks = static_cast<int>(std::min<long>(total, max_ranks));
+  }
   if (opt.nranks == 0) throw usage_error("missing -n N (the number of ranks)");
+  if (opt.serve_host >= static_cast<int>(opt.hosts.size()))
+    throw usage_error("--serve-host: no such host in -H");
   if (opt.command.empty()) throw usage_error("missing the program to run");
   return opt;
 }
@@ -137,14 +217,23 @@ options parse_options(std::span<char* const> args) {
 std::string usage_text() {
   return fmt::format(
       R"(Usage: rmplrun -n N [options] program [args...]
+       rmplrun -H host1:4,host2:4 [options] program [args...]
 
-Starts N ranks of program on this host, each with RMPL_RANK (0..N-1), RMPL_SIZE (N),
+Starts N ranks of program on this host (or on the hosts of -H or --hostfile), each with RMPL_RANK (0..N-1), RMPL_SIZE (N),
 RMPL_SHM_FD, RMPL_LAUNCHER=rmplrun and RMPL_LAUNCHER_PID in its environment. When a rank
 fails (non-zero exit or killed by a signal) the others are ended and rmplrun exits with that
 rank's status (128+signal for a signal). SIGINT, SIGTERM and SIGHUP are forwarded to the ranks.
 
 Options:
   -n N, -np N         number of ranks (1 to {})
+  -H, --host LIST     run on these hosts: host[:slots],... (a host without slots takes
+                      1 rank); ranks fill the hosts in order, N defaults to all the slots
+  --hostfile FILE     the same from a file: a host per line, "host", "host:slots" or
+                      "host slots=N"; '#' starts a comment (--machinefile, -f too)
+  --launch-agent CMD  how to start rmplrun on another host: CMD HOST COMMAND (default:
+                      ssh); rmplrun and the program must be at the same paths there.
+                      This host, by its name or as localhost, needs no agent
+  --wdir DIR          the ranks' working directory (default: rmplrun's, on every host)
   --timeout SECONDS   end the job after SECONDS; rmplrun then exits with status 124
                       (default: MPIEXEC_TIMEOUT's value, if set and not 0)
   --tag-output        prefix each line the ranks print with "[rank] "

@@ -19,13 +19,13 @@ constexpr std::size_t max_line = 64 * 1024;
 
 }  // namespace
 
-tagged_output::~tagged_output() {
+relayed_output::~relayed_output() {
   for (stream& s : streams_) {
     if (s.fd >= 0) ::close(s.fd);
   }
 }
 
-tagged_output::rank_pipes tagged_output::open(int rank) {
+relayed_output::rank_pipes relayed_output::open(int rank) {
   int out[2];
   int err[2];
   if (::pipe2(out, O_CLOEXEC) != 0)
@@ -45,13 +45,13 @@ tagged_output::rank_pipes tagged_output::open(int rank) {
   return {out[1], err[1]};
 }
 
-void tagged_output::close_write_ends(rank_pipes& pipes) {
+void relayed_output::close_write_ends(rank_pipes& pipes) {
   if (pipes.out >= 0) ::close(pipes.out);
   if (pipes.err >= 0) ::close(pipes.err);
   pipes = {};
 }
 
-void tagged_output::add_to_poll(std::vector<pollfd>& fds) {
+void relayed_output::add_to_poll(std::vector<pollfd>& fds) {
   polled_.clear();
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     if (streams_[i].fd < 0) continue;
@@ -60,7 +60,7 @@ void tagged_output::add_to_poll(std::vector<pollfd>& fds) {
   }
 }
 
-void tagged_output::service(std::span<const pollfd> fds) {
+void relayed_output::service(std::span<const pollfd> fds) {
   for (std::size_t k = 0; k < fds.size() && k < polled_.size(); ++k) {
     stream& s = streams_[polled_[k]];
     if (s.fd < 0) continue;
@@ -74,7 +74,7 @@ void tagged_output::service(std::span<const pollfd> fds) {
   }
 }
 
-void tagged_output::read_from(stream& s) {
+void relayed_output::read_from(stream& s) {
   char buf[65536];
   const ssize_t n = ::read(s.fd, buf, sizeof buf);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
@@ -83,7 +83,7 @@ void tagged_output::read_from(stream& s) {
     return;
   }
   // Every complete line of this read goes out in one write.
-  const std::string prefix = fmt::format("[{}] ", s.rank);
+  const std::string prefix = this->prefix(s.rank);
   std::string text;
   std::string_view data(buf, static_cast<std::size_t>(n));
   while (!data.empty()) {
@@ -98,16 +98,19 @@ void tagged_output::read_from(stream& s) {
     if (nl != std::string_view::npos || s.partial.size() >= max_line) {
       text += prefix;
       text += s.partial;
-      text += '\n';
+      // Untagged, the output stays byte for byte what the rank wrote: a piece of a long line ends
+      // with no newline of ours.
+      if (nl != std::string_view::npos || tag_) text += '\n';
       s.partial.clear();
     }
   }
-  emit(s.target, text);
+  emit(s.rank, s.target, text);
 }
 
-void tagged_output::finish(stream& s) {
+void relayed_output::finish(stream& s) {
   if (!s.partial.empty()) {
-    emit(s.target, fmt::format("[{}] {}\n", s.rank, s.partial));  // a last line without newline
+    // A last line without newline: tagged, ended by one of ours, so the next tag starts a line.
+    emit(s.rank, s.target, prefix(s.rank) + s.partial + (tag_ ? "\n" : ""));
     s.partial.clear();
   }
   ::close(s.fd);
@@ -115,15 +118,19 @@ void tagged_output::finish(stream& s) {
   --open_streams_;
 }
 
-void tagged_output::close_all() {
+void relayed_output::close_all() {
   for (stream& s : streams_) {
     if (s.fd >= 0) finish(s);
   }
 }
 
-void tagged_output::emit(int target, const std::string& text) {
+std::string relayed_output::prefix(int rank) const {
+  return tag_ ? fmt::format("[{}] ", rank) : std::string();
+}
+
+void relayed_output::emit(int rank, int target, const std::string& text) {
   if (text.empty() || broken_[target]) return;
-  if (!write_all(target, text)) broken_[target] = true;
+  if (!(sink_ ? sink_(rank, target, text) : write_all(target, text))) broken_[target] = true;
 }
 
 }  // namespace rmplrun

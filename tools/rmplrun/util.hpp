@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace rmplrun {
 
@@ -21,10 +23,16 @@ inline bool write_all(int fd, std::string_view text) noexcept {
   return true;
 }
 
+/// Who says what say() prints: "rmplrun", or on the hosts of a job across hosts "rmplrun on HOST".
+inline std::string& speaker() {
+  static std::string name = "rmplrun";
+  return name;
+}
+
 /// Prints "rmplrun: <message>" on stderr in one write, so it cannot be split by the ranks' output.
 template <class... Args>
 void say(fmt::format_string<Args...> format, Args&&... args) {
-  write_all(2, "rmplrun: " + fmt::format(format, std::forward<Args>(args)...) + "\n");
+  write_all(2, speaker() + ": " + fmt::format(format, std::forward<Args>(args)...) + "\n");
 }
 
 }  // namespace rmplrun

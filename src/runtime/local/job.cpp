@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "base/error.hpp"
@@ -69,6 +71,7 @@ job::job(int (*create)(int nranks)) {
     launcher_pid_ = env_int("RMPL_LAUNCHER_PID", 0, 0, INT_MAX);
     const char* name = std::getenv("RMPL_LAUNCHER");
     launcher_name_ = name && *name ? name : "launcher";
+    if (const char* hosts = std::getenv("RMPL_HOSTS"); hosts && *hosts) join_hosts(hosts);
   } else {
     fd = create(1);  // a job of one: started without rmplrun
     own_segment = true;
@@ -157,6 +160,48 @@ int job::join_pmix(int (*create)(int nranks)) {
   return fd;
 }
 
+void job::join_hosts(const char* text) {
+  // rmplrun writes it; checked all the same, as everything read from the environment.
+  std::string_view rest(text);
+  int next = 0;
+  while (!rest.empty()) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    const std::string_view item = rest.substr(0, comma);
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+    const std::size_t colon = item.rfind(':');
+    int count = 0;
+    if (colon == std::string_view::npos || colon == 0 ||
+        std::from_chars(item.data() + colon + 1, item.data() + item.size(), count).ptr !=
+            item.data() + item.size() ||
+        count < 1 || count > size_ - next) {
+      base::fail(errc::invalid_argument,
+                 "RMPL_HOSTS={}: '{}' is not HOST:RANKS with RANKS from 1 to the {} left of "
+                 "RMPL_SIZE={}",
+                 text, item, size_ - next, size_);
+    }
+    host_names_.emplace_back(item.substr(0, colon));
+    hosts_.insert(hosts_.end(), static_cast<std::size_t>(count),
+                  static_cast<int>(host_names_.size()) - 1);
+    next += count;
+  }
+  if (next != size_) {
+    base::fail(errc::invalid_argument, "RMPL_HOSTS={} places {} ranks, but RMPL_SIZE={}", text,
+               next, size_);
+  }
+  const int host = env_int("RMPL_HOST", -1, 0, static_cast<int>(host_names_.size()) - 1);
+  for (int r = 0; r < size_; ++r) {
+    if (hosts_[static_cast<std::size_t>(r)] == host) segment_ranks_.push_back(r);
+  }
+  if (hosts_[static_cast<std::size_t>(rank_)] != host) {
+    base::fail(errc::invalid_argument, "RMPL_RANK={} is not among the ranks of RMPL_HOST={} ({})",
+               rank_, host, host_names_[static_cast<std::size_t>(host)]);
+  }
+  agent_fd_ = env_int("RMPL_AGENT_FD", -1, 0, INT_MAX);
+  const int flags = ::fcntl(agent_fd_, F_GETFD);
+  if (flags < 0 || ::fcntl(agent_fd_, F_SETFD, flags | FD_CLOEXEC) != 0)
+    base::fail_errno("setting close-on-exec on the host agent's descriptor (RMPL_AGENT_FD)", errno);
+}
+
 std::string job::host_name(int h) const {
   if (pretend_hosts_.empty() && h >= 0 && static_cast<std::size_t>(h) < host_names_.size())
     return host_names_[static_cast<std::size_t>(h)];
@@ -164,6 +209,7 @@ std::string job::host_name(int h) const {
 }
 
 job::~job() {
+  if (agent_fd_ >= 0) ::close(agent_fd_);
   if (records_) records_[rank_].state.store(rank_state::finalized, std::memory_order_release);
 }
 
@@ -227,7 +273,20 @@ std::string job::describe_death(int r) const {
         launcher_name_, launcher_pid_);
   }
   if (r < 0 || r >= size_) return "an unknown rank died";
+  if (host_names_.size() > 1) {  // the job spans hosts: say which
+    return fmt::format("{} (on host {})", describe_death_here(r), host_name(host_of(r)));
+  }
+  return describe_death_here(r);
+}
+
+std::string job::describe_death_here(int r) const {
   const int st = records_[r].exit_status.load(std::memory_order_relaxed);
+  if (st == wait_status_host_lost) {
+    return fmt::format(
+        "rank {} was lost with its host (the host's link to the job's launcher "
+        "closed before its ranks ended)",
+        r);
+  }
   if (st == wait_status_unknown) {
     return fmt::format(
         "rank {} died (its process is gone, and whoever reaped it did not say how it ended)", r);
@@ -252,11 +311,18 @@ std::uint32_t job::barrier_arrive() {
   }
   const std::uint32_t generation = head_->barrier_generation.load(std::memory_order_acquire);
   if (head_->barrier_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 ==
-      static_cast<std::uint32_t>(size_)) {
+      static_cast<std::uint32_t>(segment_ranks_.size())) {
     head_->barrier_arrived.store(0, std::memory_order_relaxed);
-    head_->barrier_generation.fetch_add(1, std::memory_order_release);
-    for (int r = 0; r < size_; ++r) {
-      if (r != rank_) notify(r);
+    if (agent_fd_ >= 0) {
+      // The host is done: its agent finishes the barrier across hosts and bumps the generation.
+      // A write that fails means the agent is gone, which the watcher reports.
+      const std::uint64_t one = 1;
+      [[maybe_unused]] const ssize_t n = ::write(agent_fd_, &one, sizeof one);
+    } else {
+      head_->barrier_generation.fetch_add(1, std::memory_order_release);
+      for (int r : segment_ranks_) {
+        if (r != rank_) notify(r);
+      }
     }
   }
   return generation;

@@ -3,7 +3,11 @@
 // ranks publish for each other, and deaths. Its shared state is the runtime's part of the segment
 // the ranks of this host share (runtime/local/layout.hpp). Three ways in:
 // - rmplrun started the job: the segment is rmplrun's memfd, named by RMPL_SHM_FD, RMPL_RANK and
-//   RMPL_SIZE; every rank of the job is on this host;
+//   RMPL_SIZE; every rank of the job is on this host, unless RMPL_HOSTS lists the hosts of a job
+//   rmplrun -H started (tools/rmplrun/hosts.hpp): then this host's rmplrun (its host agent) made
+//   the segment for its ranks, and the last of them to reach a barrier hands it to the agent
+//   (RMPL_AGENT_FD, an eventfd), which completes it across hosts and brings back the cards of the
+//   other hosts' ranks;
 // - a PMIx server started it (Open MPI's mpirun, srun --mpi=pmix, prterun): rank, size and hosts
 //   come from PMIx (runtime/pmix/job.hpp), the lowest rank of each host creates the host's segment
 //   and the others open it through /proc, and barriers and cards go through PMIx;
@@ -149,10 +153,16 @@ class job {
  private:
   /// Joins the job of the PMIx server that started this process: returns its host's segment.
   int join_pmix(int (*create)(int nranks));
+  /// describe_death() without the host.
+  std::string describe_death_here(int r) const;
+  /// Reads RMPL_HOSTS ("name:count,...", ranks placed in that order) and RMPL_HOST (this host's
+  /// index in it): the hosts of a job rmplrun -H started.
+  void join_hosts(const char* hosts);
+  int agent_fd_ = -1;  ///< RMPL_AGENT_FD: this host's agent completes barriers across hosts
   std::unique_ptr<pmix::job> pmix_;  ///< the PMIx client, when a PMIx server started the job
   std::atomic<bool> fence_done_{false};
-  std::vector<int> hosts_;  ///< PMIx: the host of each rank (an index into host_names_)
-  std::vector<std::string> host_names_;  ///< PMIx: the hosts' names
+  std::vector<int> hosts_;  ///< PMIx or rmplrun -H: the host of each rank (into host_names_)
+  std::vector<std::string> host_names_;  ///< PMIx or rmplrun -H: the hosts' names
   std::vector<int> segment_ranks_;
   /// PMIx: the cards read so far (fetched on first use).
   mutable std::vector<std::vector<std::byte>> cards_;

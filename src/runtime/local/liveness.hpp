@@ -25,6 +25,9 @@ namespace rmpl::runtime::local {
 /// A wait status no process can end with (0x7f is the "stopped" pattern of waitpid): a rank found
 /// gone by a peer after someone had already reaped it, so that how it ended is unknown.
 inline constexpr int wait_status_unknown = 0x7f;
+/// Another that no process ends with (the "stopped" pattern with a signal number no signal has):
+/// a rank of a host the job lost (rmplrun -H: its link closed before the rank ended).
+inline constexpr int wait_status_host_lost = 0xff7f;
 
 /// Marks `rank` dead with `wait_status` and wakes every rank: the launcher's job_view and the
 /// ranks' watcher share it. The first rank marked is the one every survivor reports.

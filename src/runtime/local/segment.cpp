@@ -104,7 +104,7 @@ mapping::~mapping() {
 
 job_view::job_view(int fd, int nranks) : nranks_(nranks) {
   const job_layout l(static_cast<std::uint32_t>(nranks));
-  bytes_ = static_cast<std::size_t>(l.records_offset + std::uint64_t(nranks) * sizeof(rank_record));
+  bytes_ = static_cast<std::size_t>(l.cards_offset + std::uint64_t(nranks) * sizeof(card));
   base_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base_ == MAP_FAILED) {
     base_ = nullptr;
@@ -112,6 +112,7 @@ job_view::job_view(int fd, int nranks) : nranks_(nranks) {
   }
   head_ = static_cast<job_header*>(base_);
   records_ = reinterpret_cast<rank_record*>(static_cast<std::byte*>(base_) + l.records_offset);
+  cards_ = reinterpret_cast<card*>(static_cast<std::byte*>(base_) + l.cards_offset);
 }
 
 job_view::~job_view() {
@@ -134,6 +135,27 @@ void job_view::mark_dead(int rank, int wait_status) noexcept {
   // The ranks' watchers mark the same way (a rank found gone while this launcher was stopped):
   // whichever comes second changes nothing that matters (same status, failed_rank set once).
   local::mark_dead(*head_, records_, nranks_, rank, wait_status);
+}
+
+std::span<const std::byte> job_view::card_of(int rank) const noexcept {
+  const card& c = cards_[rank];
+  const std::uint32_t n = c.length;
+  return {c.data, n <= sizeof c.data ? n : 0};
+}
+
+bool job_view::set_card(int rank, std::span<const std::byte> bytes) noexcept {
+  card& c = cards_[rank];
+  if (bytes.size() > sizeof c.data) return false;
+  std::memcpy(c.data, bytes.data(), bytes.size());
+  c.length = static_cast<std::uint32_t>(bytes.size());
+  return true;
+}
+
+void job_view::release_barrier(std::span<const int> ranks) noexcept {
+  // The cards written before it are visible to every rank that sees the new generation.
+  head_->barrier_generation.fetch_add(1, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
+  for (int r : ranks) wake_if_sleeping(records_[r].bell);
 }
 
 }  // namespace rmpl::runtime::local

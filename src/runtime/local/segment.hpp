@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "runtime/local/layout.hpp"
 
@@ -50,9 +51,10 @@ class mapping {
   std::size_t transport_offset_ = 0;
 };
 
-/// The launcher's view of a job segment: the rank states, and marking a rank dead. It maps only the
-/// header and the rank records, at offsets computed from the rank count alone (never from the
-/// header, which every rank can write).
+/// The launcher's view of a job segment: the rank states, marking a rank dead, and for a host agent
+/// of a job across hosts the cards and the barrier. It maps only the runtime's part (header, rank
+/// records, cards), at offsets computed from the rank count alone (never from the header, which
+/// every rank can write).
 class job_view {
  public:
   /// Maps segment `fd` of a job of `nranks`. Throws rmpl::error.
@@ -72,12 +74,21 @@ class job_view {
   /// the others report.
   void mark_dead(int rank, int wait_status) noexcept;
 
+  /// Rank `rank`'s card as it published it (empty if none, or if its length is out of bounds).
+  std::span<const std::byte> card_of(int rank) const noexcept;
+  /// Writes rank `rank`'s card (another host's rank, for this host's ranks to read); false if it
+  /// does not fit.
+  bool set_card(int rank, std::span<const std::byte> bytes) noexcept;
+  /// Ends the barrier this host's ranks (`ranks`) wait in: the job-wide one is complete.
+  void release_barrier(std::span<const int> ranks) noexcept;
+
  private:
   void* base_ = nullptr;
   std::size_t bytes_ = 0;
   int nranks_ = 0;
   job_header* head_ = nullptr;
   rank_record* records_ = nullptr;
+  card* cards_ = nullptr;
 };
 
 }  // namespace rmpl::runtime::local
