@@ -34,7 +34,10 @@ comm_impl::~comm_impl() {
   // The world's and self's pairs and the world's area (0) are never returned; a communicator that
   // outlives its session has nowhere to return them to. No collective of this communicator is in
   // flight here (each keeps it alive), but slower members may still read its area's last round.
-  if (kernel.context < 2 * core::context_pool::reserved_pairs || !api::initialized()) return;
+  // The live engine, not just initialized(): at exit without finalize the engine is abandoned
+  // (api/cxx_api.cpp) before the last communicators go, and they must not reach for it.
+  if (kernel.context < 2 * core::context_pool::reserved_pairs || api::live_engine == nullptr)
+    return;
   api::kernel().contexts().release(kernel.context);
   coll::communicator_freed(api::kernel(), kernel);
   if (kernel.area >= 0) {

@@ -633,8 +633,8 @@ class engine {
     void arrived(const fabric::arrival& a) noexcept override {
       guard([&] { e_.remote_arrived(a); });
     }
-    void sent(std::uint64_t cookie, const std::string& error) noexcept override {
-      guard([&] { e_.remote_sent(cookie, error); });
+    void sent(std::uint64_t cookie, int peer, const std::string& error) noexcept override {
+      guard([&] { e_.remote_sent(cookie, peer, error); });
     }
     void fetched(std::uint64_t cookie, const std::string& error) noexcept override {
       guard([&] { e_.remote_fetched(cookie, error); });
@@ -670,7 +670,7 @@ class engine {
   void send_remote_ack(int dest, std::uint64_t cookie);
   bool remote_progress();
   void remote_arrived(const fabric::arrival& a);
-  void remote_sent(std::uint64_t cookie, const std::string& error);
+  void remote_sent(std::uint64_t cookie, int peer, const std::string& error);
   void remote_fetched(std::uint64_t cookie, const std::string& error);
   void remote_failed(int rank, const std::string& why);
   /// Matches, or keeps unexpected, message `e` from a remote peer; false (nothing done) when the

@@ -129,15 +129,10 @@ void engine::send_remote_ack(int dest, std::uint64_t cookie) {
   }
 }
 
-void engine::remote_sent(std::uint64_t cookie, const std::string& error) {
-  if (!error.empty() && !leaving_) {
-    // The provider could not deliver it: the peer is gone (its failure event says which).
-    halted_ = true;
-    if (remote_failed_rank_ < 0) {
-      remote_failed_rank_ = size_;
-      remote_failure_ = fmt::format("a send through UCX failed: {}", error);
-    }
-  }
+void engine::remote_sent(std::uint64_t cookie, int peer, const std::string& error) {
+  // The provider could not deliver it: the peer, or the link to its host, is gone.
+  if (!error.empty())
+    remote_failed(peer, fmt::format("a send to it through UCX failed: {}", error));
   if (cookie == flush_cookie) {
     --flushes_pending_;
     return;
@@ -322,7 +317,20 @@ void engine::remote_failed(int rank, const std::string& why) {
   halted_ = true;
   if (remote_failed_rank_ >= 0) return;  // the first failure is the one reported
   remote_failed_rank_ = rank;
-  remote_failure_ = fmt::format("{} is unreachable: {}", where(rank), why);
+  // The host's other ranks are named too: a lost link or host takes them all.
+  const int host = host_of(rank);
+  std::string ranks;
+  for (int r = 0, first = -1; r <= size_; ++r) {
+    const bool on = r < size_ && host_of(r) == host;
+    if (on && first < 0) first = r;
+    if (!on && first >= 0) {
+      ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", first);
+      if (r - 1 > first) ranks += fmt::format("-{}", r - 1);
+      first = -1;
+    }
+  }
+  remote_failure_ = fmt::format("{} is unreachable: {} (host {} runs ranks {})", where(rank), why,
+                                job_.host_name(host), ranks);
 }
 
 }  // namespace rmpl::core

@@ -38,9 +38,9 @@ class events {
  public:
   /// A message arrived.
   virtual void arrived(const arrival& a) noexcept = 0;
-  /// A send ended: its payload is out of the caller's buffer (it may be reused). `error` is empty
-  /// on success.
-  virtual void sent(std::uint64_t cookie, const std::string& error) noexcept = 0;
+  /// A send (or flush) to `peer` ended: its payload is out of the caller's buffer (it may be
+  /// reused). `error` is empty on success.
+  virtual void sent(std::uint64_t cookie, int peer, const std::string& error) noexcept = 0;
   /// A fetch ended: the payload is in the buffer given to fetch().
   virtual void fetched(std::uint64_t cookie, const std::string& error) noexcept = 0;
   /// The provider lost `rank` (its process or its host): nothing more will come from it.

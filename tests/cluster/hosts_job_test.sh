@@ -177,6 +177,35 @@ if [[ $kind == rmplrun && -n ${DEAD_PEER-} ]]; then
   done
   wait_gone "$marker" 5 || fail "lost host: processes left: $(left "$marker" | xargs -r ps -o pid,args -p)"
 
+  # The link of the second host cut mid-transfer (8 MiB exchanges around the ring, some across the
+  # hosts): with RMPL_UCX_TCP_TIMEOUT=3 the ranks on each side report the other host unreachable,
+  # naming it and its ranks, exit 3 (stream_hosts' status on an error), and the job ends.
+  if [[ -n ${STREAM_HOSTS-} ]]; then
+    RMPL_UCX_TCP_TIMEOUT=3 launch "$two" 4 "$STREAM_HOSTS" 60 >"$tmp/cut.out" 2>&1 &
+    job=$!
+    for ((i = 0; i < 100; i++)); do
+      (($(grep -c "streaming$" "$tmp/cut.out") == 4)) && break
+      sleep 0.1
+    done
+    t0=$(date +%s)
+    bash "$hosts" cut "${p}2" || fail "cut: 'hosts cut ${p}2' failed"
+    wait "$job"
+    st=$?
+    t=$(($(date +%s) - t0))
+    bash "$hosts" heal "${p}2" >/dev/null 2>&1
+    out=$(cat "$tmp/cut.out")
+    [[ $st -eq 3 && $t -le 30 ]] || fail "link cut: rmplrun exited $st after $t s, not 3 within 30 s: $out"
+    grep -q "^rank [01]: exchange [0-9]* failed.*(host ${p}2) is unreachable.*(host ${p}2 runs ranks 2-3)" <<<"$out" ||
+      fail "link cut: no rank of ${p}1 reported ${p}2 unreachable with its ranks: $out"
+    grep -q "^rank [23]: exchange [0-9]* failed.*(host ${p}1) is unreachable.*(host ${p}1 runs ranks 0-1)" <<<"$out" ||
+      fail "link cut: no rank of ${p}2 reported ${p}1 unreachable with its ranks: $out"
+    for r in 0 1 2 3; do
+      grep -q "^rank $r: exchange [0-9]* failed" <<<"$out" || fail "link cut: rank $r reported no failure: $out"
+    done
+    grep -q "exited with status 3" <<<"$out" && ! grep -q "signal 6\|terminate called" <<<"$out" ||
+      fail "link cut: the ranks did not exit with their own status 3: $out"
+  fi
+
   # Bad requests: more ranks than slots, and a launch agent that cannot reach the host.
   out=$(launch "$two" 5 "$hello" 2>&1)
   st=$?

@@ -79,9 +79,10 @@ std::vector<host_slots> place(const std::vector<host_slots>& hosts, int nranks) 
     left -= take;
   }
   if (left > 0) {
-    throw usage_error(fmt::format("-n {}: the hosts offer {} slots (give a host more with "
-                                  "host:slots, or a hostfile's slots=N)",
-                                  nranks, total));
+    throw usage_error(
+        fmt::format("-n {}: the hosts offer {} slots (give a host more with "
+                    "host:slots, or a hostfile's slots=N)",
+                    nranks, total));
   }
   return placed;
 }
@@ -129,9 +130,9 @@ class hosts_job {
   const sigset_t& mask_;
   std::vector<host_link> hosts_;
   std::string host_list_;
-  bool failed_ = false;   // a rank or host failed: the job is ending with status_
-  bool ending_ = false;   // the hosts were told to end
-  bool killed_ = false;   // ... at once (SIGKILL)
+  bool failed_ = false;  // a rank or host failed: the job is ending with status_
+  bool ending_ = false;  // the hosts were told to end
+  bool killed_ = false;  // ... at once (SIGKILL)
   bool agents_killed_ = false;
   clock::time_point agents_until_{};
   std::optional<clock::time_point> deadline_;
@@ -167,8 +168,8 @@ std::vector<std::string> hosts_job::agent_command(std::size_t h) const {
     const std::string_view var(*e);
     const std::string_view name = var.substr(0, var.find('='));
     if ((name.starts_with("RMPL_") || name.starts_with("UCX_")) && name != "RMPL_SHM_FD" &&
-        name != "RMPL_RANK" && name != "RMPL_SIZE" && name != "RMPL_HOSTS" &&
-        name != "RMPL_HOST" && name != "RMPL_AGENT_FD" && !name.starts_with("RMPL_LAUNCHER")) {
+        name != "RMPL_RANK" && name != "RMPL_SIZE" && name != "RMPL_HOSTS" && name != "RMPL_HOST" &&
+        name != "RMPL_AGENT_FD" && !name.starts_with("RMPL_LAUNCHER")) {
       exported.emplace_back(var);
     }
   }
@@ -252,7 +253,7 @@ void hosts_job::flush(host_link& host) {
       continue;
     } else if (n < 0 && errno == EAGAIN) {
       return;  // the rest when poll() says it can take more
-    } else {  // the link is gone: what it reports (or not) comes from its other end
+    } else {   // the link is gone: what it reports (or not) comes from its other end
       ::close(host.to);
       host.to = -1;
       host.outgoing.clear();
@@ -267,8 +268,8 @@ void hosts_job::on_frames(host_link& host) {
       case link::kind::arrive: {
         host.arrived = true;
         host.cards = std::move(f->payload);
-        const bool all = std::all_of(hosts_.begin(), hosts_.end(),
-                                     [](const host_link& h) { return h.arrived; });
+        const bool all =
+            std::all_of(hosts_.begin(), hosts_.end(), [](const host_link& h) { return h.arrived; });
         if (!all) break;
         std::string cards;
         for (host_link& h : hosts_) {
@@ -349,7 +350,8 @@ void hosts_job::reap() {
     for (host_link& h : hosts_) {
       if (h.pid != pid) continue;
       h.reaped = true;
-      if (!h.done && !failed_ && !ending_ && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
+      if (!h.done && !failed_ && !ending_ &&
+          (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
         // Ended without a word on its link: say how, before the link's end says the rest.
         say("the launch agent for host {} ({}) {}", h.name, h.ranks(),
             WIFSIGNALED(wait_status)
@@ -407,7 +409,8 @@ int hosts_job::run() {
     }
     std::optional<clock::time_point> wake;
     if (!ending_ && !failed_ && deadline_) wake = *deadline_;
-    if ((ending_ || failed_) && !agents_killed_) wake = wake ? std::min(*wake, agents_until_) : agents_until_;
+    if ((ending_ || failed_) && !agents_killed_)
+      wake = wake ? std::min(*wake, agents_until_) : agents_until_;
     int timeout_ms = -1;
     if (wake) {
       auto ms = std::chrono::ceil<std::chrono::milliseconds>(*wake - now).count();

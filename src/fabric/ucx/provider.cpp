@@ -49,10 +49,12 @@ provider::provider(int rank, int size, events& ev,
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  tcp_timeout_.before();
   if (ucs_status_t s = ucx_.ucp_worker_create(context_, &wp, &worker_); s != UCS_OK) {
     ucx_.ucp_cleanup(context_);
     fail("ucp_worker_create", s);
   }
+  tcp_timeout_.after();
   ucp_worker_attr_t attr{};
   attr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS;
   attr.address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY;  // peers are on other hosts
@@ -119,6 +121,11 @@ std::vector<std::pair<std::string, std::string>> provider::describe() const {
       {"ucx transports", tls != nullptr ? fmt::format("UCX_TLS={}", tls)
                                         : std::string("UCX's choice (UCX_TLS unset)")},
       {"ucx endpoints", fmt::format("{} connected (made on first use)", connected_)},
+      {"ucx tcp timeout",
+       tcp_timeout_.milliseconds() == 0
+           ? std::string("the kernel's (RMPL_UCX_TCP_TIMEOUT=0)")
+           : fmt::format("{} s without acknowledgement ends a connection (RMPL_UCX_TCP_TIMEOUT)",
+                         tcp_timeout_.milliseconds() / 1000)},
   };
 }
 
@@ -140,10 +147,12 @@ ucp_ep_h provider::endpoint(int peer) {
   ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep_params.err_handler.cb = on_peer_error;
   ep_params.err_handler.arg = &slots_[static_cast<std::size_t>(peer)];
+  tcp_timeout_.before();
   if (ucs_status_t s = ucx_.ucp_ep_create(worker_, &ep_params, &ep); s != UCS_OK) {
     ep = nullptr;
     fail(fmt::format("connecting to {} (ucp_ep_create)", where_(peer)), s);
   }
+  tcp_timeout_.after();
   ++connected_;
   return ep;
 }
@@ -166,7 +175,7 @@ bool provider::send(int dest, std::span<const std::byte> header, const void* dat
   }
   rp.cb.send = on_sent;
   ucp_ep_h ep = endpoint(dest);
-  operation* op = start_operation(cookie);
+  operation* op = start_operation(cookie, dest);
   rp.user_data = op;
   return started(
       ucx_.ucp_am_send_nbx(ep, message_id, header.data(), header.size(), data, bytes, &rp), op,
@@ -180,7 +189,7 @@ bool provider::flush(int dest, std::uint64_t cookie) {
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   rp.cb.send = on_sent;
   ucp_ep_h ep = endpoint(dest);
-  operation* op = start_operation(cookie);
+  operation* op = start_operation(cookie, dest);
   rp.user_data = op;
   return started(ucx_.ucp_ep_flush_nbx(ep, &rp), op, [&] {
     return fmt::format("flushing the endpoint to {} (ucp_ep_flush_nbx)", where_(dest));
@@ -191,7 +200,7 @@ bool provider::fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t 
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   rp.cb.recv_am = on_fetched;
-  operation* op = start_operation(cookie);
+  operation* op = start_operation(cookie, -1);  // the engine knows whose message it fetches
   rp.user_data = op;
   return started(ucx_.ucp_am_recv_data_nbx(worker_, deferred, to, bytes, &rp), op, [&] {
     return fmt::format("fetching a message of {} bytes (ucp_am_recv_data_nbx)", bytes);
@@ -284,7 +293,7 @@ ucs_status_t provider::on_message(void* arg, const void* header, std::size_t hea
   return deferred ? UCS_INPROGRESS : UCS_OK;
 }
 
-provider::operation* provider::start_operation(std::uint64_t cookie) {
+provider::operation* provider::start_operation(std::uint64_t cookie, int peer) {
   operation* op;
   if (!free_operations_.empty()) {
     op = free_operations_.back();
@@ -294,6 +303,7 @@ provider::operation* provider::start_operation(std::uint64_t cookie) {
   }
   op->self = this;
   op->cookie = cookie;
+  op->peer = peer;
   return op;
 }
 
@@ -306,6 +316,7 @@ void provider::operation_ended(void* request, ucs_status_t status, void* user_da
   auto* op = static_cast<operation*>(user_data);
   provider* self = op->self;
   const std::uint64_t cookie = op->cookie;
+  const int peer = op->peer;
   self->end_operation(op);
   self->ucx_.ucp_request_free(request);
   self->worked_ = true;
@@ -313,7 +324,7 @@ void provider::operation_ended(void* request, ucs_status_t status, void* user_da
   if (fetch) {
     self->events_.fetched(cookie, error);
   } else {
-    self->events_.sent(cookie, error);
+    self->events_.sent(cookie, peer, error);
   }
 }
 

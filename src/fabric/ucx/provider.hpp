@@ -19,6 +19,7 @@
 
 #include "fabric/provider.hpp"
 #include "fabric/ucx/library.hpp"
+#include "fabric/ucx/tcp_timeout.hpp"
 
 namespace rmpl::fabric::ucx {
 
@@ -54,8 +55,9 @@ class provider final : public fabric::provider {
   struct operation {
     provider* self;
     std::uint64_t cookie;
+    int peer;  ///< a send's or flush's destination (-1 for a fetch)
   };
-  operation* start_operation(std::uint64_t cookie);
+  operation* start_operation(std::uint64_t cookie, int peer);
   /// What a send, flush or fetch call returned: true if it ended at once (`op` freed), false if
   /// its callback will come; throws rmpl::error (naming what()) if it failed.
   bool started(ucs_status_ptr_t request, operation* op, const std::function<std::string()>& what);
@@ -79,6 +81,7 @@ class provider final : public fabric::provider {
   std::function<std::span<const std::byte>(int)> address_of_;
   std::function<void()> wake_;
   std::function<std::string(int)> where_;
+  tcp_timeout tcp_timeout_;  ///< bounds the TCP sockets UCX makes (fabric/ucx/tcp_timeout.hpp)
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   std::vector<std::byte> address_;
