@@ -1459,12 +1459,14 @@ std::vector<std::pair<std::string, std::string>> engine::describe_transport() co
   lines.emplace_back("ring",
                      fmt::format("{} cells per directed pair (RMPL_RING_CELLS)", p.ring_cells));
   if (remote_ != nullptr) {
-    int hosts = 0;
-    for (int r = 0; r < size_; ++r) hosts = std::max(hosts, host_of(r) + 1);
     lines.emplace_back("hosts", fmt::format("{} (this rank on {}; shm within a host, the "
                                             "provider below between hosts)",
-                                            hosts, job_.host_name(host_of(rank_))));
+                                            job_.host_count(), job_.host_name(host_of(rank_))));
     for (auto& line : remote_->describe()) lines.push_back(std::move(line));
+    lines.emplace_back("ucx wire-up", remote_wired_at_start_
+                                          ? "every endpoint at start (RMPL_UCX_CONNECT_ALL)"
+                                          : "each endpoint on first use (more remote peers than "
+                                            "RMPL_UCX_CONNECT_ALL)");
   }
   return lines;
 }

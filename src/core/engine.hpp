@@ -664,6 +664,8 @@ class engine {
   void remote_send(request* r);
   static constexpr std::uint64_t flush_cookie = 0;  ///< sent() of a wire-up flush
   std::size_t flushes_pending_ = 0;
+  /// Whether start_remote() wired up every endpoint (at most RMPL_UCX_CONNECT_ALL remote peers).
+  bool remote_wired_at_start_ = false;
   /// Sends an ack of synchronous send `cookie` to remote rank `dest` (queued while the provider's
   /// progress runs, sent at its end).
   void remote_ack(int dest, std::uint64_t cookie);

@@ -48,6 +48,7 @@ void engine::start_remote() {
   for (std::uint8_t far : is_remote_) peers += far;
   const std::size_t connect_all = base::env_size("RMPL_UCX_CONNECT_ALL", 256, 0, 1u << 20);
   if (peers > connect_all) return;
+  remote_wired_at_start_ = true;
   for (int r = 0; r < size_; ++r) {
     if (is_remote_[r] && !remote_->flush(r, flush_cookie)) ++flushes_pending_;
   }

@@ -120,7 +120,7 @@ std::vector<std::pair<std::string, std::string>> provider::describe() const {
       {"provider", fmt::format("ucx (UCX {}), to ranks on other hosts", ucx_.version())},
       {"ucx transports", tls != nullptr ? fmt::format("UCX_TLS={}", tls)
                                         : std::string("UCX's choice (UCX_TLS unset)")},
-      {"ucx endpoints", fmt::format("{} connected (made on first use)", connected_)},
+      {"ucx endpoints", fmt::format("{} connected", connected_)},
       {"ucx tcp timeout",
        tcp_timeout_.milliseconds() == 0
            ? std::string("the kernel's (RMPL_UCX_TCP_TIMEOUT=0)")

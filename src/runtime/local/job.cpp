@@ -202,6 +202,13 @@ void job::join_hosts(const char* text) {
     base::fail_errno("setting close-on-exec on the host agent's descriptor (RMPL_AGENT_FD)", errno);
 }
 
+int job::host_count() const noexcept {
+  if (pretend_hosts_.empty()) return std::max<int>(1, static_cast<int>(host_names_.size()));
+  int hosts = 0;
+  for (int r = 0; r < size_; ++r) hosts = std::max(hosts, host_of(r) + 1);
+  return hosts;
+}
+
 std::string job::host_name(int h) const {
   if (pretend_hosts_.empty() && h >= 0 && static_cast<std::size_t>(h) < host_names_.size())
     return host_names_[static_cast<std::size_t>(h)];

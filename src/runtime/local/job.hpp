@@ -62,6 +62,8 @@ class job {
       return pretend_hosts_[static_cast<std::size_t>(r) % pretend_hosts_.size()];
     return hosts_.empty() ? 0 : hosts_[static_cast<std::size_t>(r)];
   }
+  /// How many hosts the job spans (pretended ones included).
+  int host_count() const noexcept;
   /// The name of host h (its number when the hosts are pretended or there is one).
   std::string host_name(int h) const;
   /// The ranks that share this process's segment (its host's), in increasing order.
