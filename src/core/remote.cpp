@@ -57,6 +57,7 @@ void engine::start_remote() {
   wait_until([this] { return flushes_pending_ == 0; });
   const std::uint32_t generation = job_.barrier_arrive();
   wait_until([&] { return job_.barrier_done(generation); });
+  remote_->wired_up();
 }
 
 std::string engine::where(int r) const {

@@ -79,6 +79,10 @@ class provider {
   /// same).
   virtual void drop(void* deferred) noexcept = 0;
 
+  /// Every endpoint the start wired up is up, at both ends (after the start's connect-all and its
+  /// barrier): the provider may tidy what that made (the ucx provider marks the connections its
+  /// library accepted close-on-exec).
+  virtual void wired_up() noexcept = 0;
   /// Moves what is in flight; calls `events`. True if anything happened.
   virtual bool progress() = 0;
   /// Before the caller sleeps on its doorbell: arranges that the provider's next event rings it.

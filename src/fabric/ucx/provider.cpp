@@ -40,8 +40,10 @@ provider::provider(int rank, int size, events& ev,
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
   params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
   params.name = "rmpl";
+  descriptors_.before();
   const ucs_status_t init =
       ucx_.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &context_);
+  descriptors_.after();
   ucx_.ucp_config_release(config);
   if (init != UCS_OK) fail("ucp_init", init);
   // Serialized: the kernel calls in from one thread at a time (MPI_THREAD_MULTIPLE holds the
@@ -49,12 +51,12 @@ provider::provider(int rank, int size, events& ev,
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-  tcp_timeout_.before();
+  descriptors_.before();
   if (ucs_status_t s = ucx_.ucp_worker_create(context_, &wp, &worker_); s != UCS_OK) {
     ucx_.ucp_cleanup(context_);
     fail("ucp_worker_create", s);
   }
-  tcp_timeout_.after();
+  descriptors_.after();
   ucp_worker_attr_t attr{};
   attr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS;
   attr.address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY;  // peers are on other hosts
@@ -81,11 +83,13 @@ provider::provider(int rank, int size, events& ev,
   }
   for (int r = 0; r < size_; ++r) slots_[static_cast<std::size_t>(r)] = peer_slot{this, r};
 
+  descriptors_.before();
   if (ucs_status_t s = ucx_.ucp_worker_get_efd(worker_, &event_fd_); s != UCS_OK) {
     ucx_.ucp_worker_destroy(worker_);
     ucx_.ucp_cleanup(context_);
     fail("ucp_worker_get_efd", s);
   }
+  descriptors_.after();
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) {
     const int err = errno;
@@ -122,10 +126,10 @@ std::vector<std::pair<std::string, std::string>> provider::describe() const {
                                         : std::string("UCX's choice (UCX_TLS unset)")},
       {"ucx endpoints", fmt::format("{} connected", connected_)},
       {"ucx tcp timeout",
-       tcp_timeout_.milliseconds() == 0
+       descriptors_.tcp_timeout_ms() == 0
            ? std::string("the kernel's (RMPL_UCX_TCP_TIMEOUT=0)")
            : fmt::format("{} s without acknowledgement ends a connection (RMPL_UCX_TCP_TIMEOUT)",
-                         tcp_timeout_.milliseconds() / 1000)},
+                         descriptors_.tcp_timeout_ms() / 1000)},
   };
 }
 
@@ -147,12 +151,13 @@ ucp_ep_h provider::endpoint(int peer) {
   ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep_params.err_handler.cb = on_peer_error;
   ep_params.err_handler.arg = &slots_[static_cast<std::size_t>(peer)];
-  tcp_timeout_.before();
+  descriptors_.before();
   if (ucs_status_t s = ucx_.ucp_ep_create(worker_, &ep_params, &ep); s != UCS_OK) {
     ep = nullptr;
     fail(fmt::format("connecting to {} (ucp_ep_create)", where_(peer)), s);
   }
-  tcp_timeout_.after();
+  descriptors_.after();
+  descriptors_.sweep();
   ++connected_;
   return ep;
 }
@@ -218,6 +223,7 @@ bool provider::progress() {
 }
 
 bool provider::arm() {
+  descriptors_.sweep();  // on the way to sleep: at most once a second
   const ucs_status_t s = ucx_.ucp_worker_arm(worker_);
   if (s == UCS_ERR_BUSY) return false;  // events pending: progress first
   if (s != UCS_OK) fail("ucp_worker_arm", s);

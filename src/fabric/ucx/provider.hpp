@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "fabric/provider.hpp"
+#include "fabric/ucx/descriptors.hpp"
 #include "fabric/ucx/library.hpp"
-#include "fabric/ucx/tcp_timeout.hpp"
 
 namespace rmpl::fabric::ucx {
 
@@ -42,6 +42,7 @@ class provider final : public fabric::provider {
   bool fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t cookie) override;
   void drop(void* deferred) noexcept override;
   bool progress() override;
+  void wired_up() noexcept override { descriptors_.sweep(true); }
   bool arm() override;
   void close() noexcept override;
 
@@ -81,7 +82,7 @@ class provider final : public fabric::provider {
   std::function<std::span<const std::byte>(int)> address_of_;
   std::function<void()> wake_;
   std::function<std::string(int)> where_;
-  tcp_timeout tcp_timeout_;  ///< bounds the TCP sockets UCX makes (fabric/ucx/tcp_timeout.hpp)
+  descriptors descriptors_;  ///< UCX's descriptors put right (fabric/ucx/descriptors.hpp)
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   std::vector<std::byte> address_;
