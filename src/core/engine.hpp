@@ -639,6 +639,15 @@ class engine {
     void fetched(std::uint64_t cookie, const std::string& error) noexcept override {
       guard([&] { e_.remote_fetched(cookie, error); });
     }
+    void completed(std::uint64_t /*cookie*/, int peer, const std::string& error) noexcept override {
+      // The engine issues no one-sided operation itself (user-level ones, issue 25, will keep
+      // their own completions); a failed one is still a failure of its peer.
+      if (!error.empty()) {
+        guard([&] {
+          e_.remote_failed(peer, "a one-sided operation on its memory failed: " + error);
+        });
+      }
+    }
     void peer_failed(int rank, const std::string& why) noexcept override {
       guard([&] { e_.remote_failed(rank, why); });
     }

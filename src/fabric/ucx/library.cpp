@@ -19,9 +19,9 @@ const library& library::get() {
 #if defined(__SANITIZE_THREAD__)
     // UCX's memory hooks (libucm) wrap madvise, which glibc calls as a thread exits, after
     // ThreadSanitizer has torn down the thread's state: the hook's lock then crashes in TSan's
-    // interceptor. rmpl registers no memory with UCX, so the TSan build goes without them (unless
-    // the environment says otherwise); they stay on in every other build (InfiniBand's
-    // registration cache relies on them).
+    // interceptor. The TSan build goes without them (unless the environment says otherwise):
+    // memory exposed for one-sided operations is then registered without UCX's registration
+    // cache; they stay on in every other build (InfiniBand's registration cache relies on them).
     ::setenv("UCX_MEM_EVENTS", "no", 0);
 #endif
     void* handle = ::dlopen("libucp.so.0", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);

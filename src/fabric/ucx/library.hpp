@@ -31,6 +31,15 @@ struct library {
   X(ucp_am_send_nbx) \
   X(ucp_am_recv_data_nbx) \
   X(ucp_am_data_release) \
+  X(ucp_mem_map) \
+  X(ucp_mem_unmap) \
+  X(ucp_rkey_pack) \
+  X(ucp_rkey_buffer_release) \
+  X(ucp_ep_rkey_unpack) \
+  X(ucp_rkey_destroy) \
+  X(ucp_put_nbx) \
+  X(ucp_get_nbx) \
+  X(ucp_atomic_op_nbx) \
   X(ucp_request_check_status) \
   X(ucp_request_free) \
   X(ucs_status_string) \

@@ -38,7 +38,9 @@ provider::provider(int rank, int size, events& ev,
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  // RMA and atomics for one-sided operations (fabric/ucx/one_sided.cpp).
+  params.features =
+      UCP_FEATURE_AM | UCP_FEATURE_WAKEUP | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
   params.name = "rmpl";
   descriptors_.before();
   const ucs_status_t init =
@@ -205,7 +207,8 @@ bool provider::fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t 
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   rp.cb.recv_am = on_fetched;
-  operation* op = start_operation(cookie, -1);  // the engine knows whose message it fetches
+  // The engine knows whose message it fetches.
+  operation* op = start_operation(cookie, -1, operation::kind::fetch);
   rp.user_data = op;
   return started(ucx_.ucp_am_recv_data_nbx(worker_, deferred, to, bytes, &rp), op, [&] {
     return fmt::format("fetching a message of {} bytes (ucp_am_recv_data_nbx)", bytes);
@@ -299,7 +302,8 @@ ucs_status_t provider::on_message(void* arg, const void* header, std::size_t hea
   return deferred ? UCS_INPROGRESS : UCS_OK;
 }
 
-provider::operation* provider::start_operation(std::uint64_t cookie, int peer) {
+provider::operation* provider::start_operation(std::uint64_t cookie, int peer,
+                                               operation::kind what) {
   operation* op;
   if (!free_operations_.empty()) {
     op = free_operations_.back();
@@ -310,6 +314,7 @@ provider::operation* provider::start_operation(std::uint64_t cookie, int peer) {
   op->self = this;
   op->cookie = cookie;
   op->peer = peer;
+  op->what = what;
   return op;
 }
 
@@ -317,30 +322,36 @@ void provider::end_operation(operation* op) noexcept {
   free_operations_.push_back(op);
 }
 
-void provider::operation_ended(void* request, ucs_status_t status, void* user_data,
-                               bool fetch) noexcept {
+void provider::operation_ended(void* request, ucs_status_t status, void* user_data) noexcept {
   auto* op = static_cast<operation*>(user_data);
   provider* self = op->self;
   const std::uint64_t cookie = op->cookie;
   const int peer = op->peer;
+  const operation::kind what = op->what;
   self->end_operation(op);
   self->ucx_.ucp_request_free(request);
   self->worked_ = true;
   const std::string error = status == UCS_OK ? std::string() : self->ucx_.ucs_status_string(status);
-  if (fetch) {
-    self->events_.fetched(cookie, error);
-  } else {
-    self->events_.sent(cookie, peer, error);
+  switch (what) {
+    case operation::kind::send:
+      self->events_.sent(cookie, peer, error);
+      break;
+    case operation::kind::fetch:
+      self->events_.fetched(cookie, error);
+      break;
+    case operation::kind::one_sided:
+      self->events_.completed(cookie, peer, error);
+      break;
   }
 }
 
 void provider::on_sent(void* request, ucs_status_t status, void* user_data) {
-  operation_ended(request, status, user_data, false);
+  operation_ended(request, status, user_data);
 }
 
 void provider::on_fetched(void* request, ucs_status_t status, std::size_t /*length*/,
                           void* user_data) {
-  operation_ended(request, status, user_data, true);
+  operation_ended(request, status, user_data);
 }
 
 void provider::on_peer_error(void* arg, ucp_ep_h ep, ucs_status_t status) {

@@ -41,6 +41,17 @@ class provider final : public fabric::provider {
   bool flush(int dest, std::uint64_t cookie) override;
   bool fetch(void* deferred, void* to, std::size_t bytes, std::uint64_t cookie) override;
   void drop(void* deferred) noexcept override;
+  exposure expose(void* base, std::size_t bytes) override;
+  void unexpose(void* handle) noexcept override;
+  void* reach(int peer, std::span<const std::byte> key) override;
+  void forget(void* remote) noexcept override;
+  bool put(int peer, void* remote, std::size_t at, const void* from, std::size_t bytes,
+           std::uint64_t cookie) override;
+  bool get(int peer, void* remote, std::size_t at, void* to, std::size_t bytes,
+           std::uint64_t cookie) override;
+  bool atomic(int peer, void* remote, std::size_t at, atomic_op op, std::size_t width,
+              std::uint64_t operand, std::uint64_t compare, void* result,
+              std::uint64_t cookie) override;
   bool progress() override;
   void wired_up() noexcept override { descriptors_.sweep(true); }
   bool arm() override;
@@ -52,13 +63,25 @@ class provider final : public fabric::provider {
     provider* self;
     int rank;
   };
-  /// A send or fetch in flight: what its completion callback needs (UCX gives it one pointer).
+  /// A send, fetch or one-sided operation in flight: what its completion callback needs (UCX
+  /// gives it one pointer).
   struct operation {
+    enum class kind : std::uint8_t { send, fetch, one_sided };
     provider* self;
     std::uint64_t cookie;
-    int peer;  ///< a send's or flush's destination (-1 for a fetch)
+    int peer;  ///< a send's, flush's or one-sided operation's peer (-1 for a fetch)
+    kind what;
+    std::uint64_t operand;  ///< an atomic's operand, which UCX reads until the operation ends
   };
-  operation* start_operation(std::uint64_t cookie, int peer);
+  /// A peer's exposed memory as this rank reaches it: its address there and its unpacked key.
+  struct remote_memory {
+    std::uint64_t base;
+    std::uint64_t bytes;
+    ucp_rkey_h rkey;
+    int peer;
+  };
+  operation* start_operation(std::uint64_t cookie, int peer,
+                             operation::kind what = operation::kind::send);
   /// What a send, flush or fetch call returned: true if it ended at once (`op` freed), false if
   /// its callback will come; throws rmpl::error (naming what()) if it failed.
   bool started(ucs_status_ptr_t request, operation* op, const std::function<std::string()>& what);
@@ -67,10 +90,11 @@ class provider final : public fabric::provider {
   [[noreturn]] void fail(const std::string& what, ucs_status_t status) const;
   static ucs_status_t on_message(void* arg, const void* header, std::size_t header_length,
                                  void* data, std::size_t length, const ucp_am_recv_param_t* param);
-  /// A send, flush or fetch ended: its operation freed, the kernel told.
-  static void operation_ended(void* request, ucs_status_t status, void* user_data,
-                              bool fetch) noexcept;
+  /// A send, flush, fetch or one-sided operation ended: its operation freed, the kernel told.
+  static void operation_ended(void* request, ucs_status_t status, void* user_data) noexcept;
   static void on_sent(void* request, ucs_status_t status, void* user_data);
+  /// What put, get and atomic have in common: the request parameters, `remote` checked.
+  remote_memory& reached(void* remote, int peer, const char* what) const;
   static void on_fetched(void* request, ucs_status_t status, std::size_t length, void* user_data);
   static void on_peer_error(void* arg, ucp_ep_h ep, ucs_status_t status);
   void watch() noexcept;
