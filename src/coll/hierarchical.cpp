@@ -9,6 +9,21 @@
 #include "core/communicator.hpp"
 
 namespace rmpl::coll {
+namespace {
+
+/// What a host's leader hands on to the other members of its host (or, in a reduce, to the root):
+/// `data`, or, once the leader has seen the ranks' counts disagree (in the hosts' messages, which
+/// the members of other hosts cannot see), one byte less, or one byte from `spare` when `data` is
+/// empty, as the message algorithms pass a disagreement on: every member then reports it.
+bytes handed_on(const exchange& x, bool leader, bytes data, scratch& spare) {
+  if (!leader || !x.mismatched()) [[likely]]
+    return data;
+  if (!data.empty()) return data.first(data.size() - 1);
+  spare = scratch(1);
+  return spare;
+}
+
+}  // namespace
 
 task barrier_hierarchical(exchange x, level_tags tags) {
   const core::hierarchy& h = *x.comm().hosts;
@@ -29,7 +44,10 @@ task broadcast_hierarchical(exchange x, bytes data, int root, level_tags tags) {
   if (h.leaders != nullptr) {
     co_await x.run(broadcast_binomial(x.across(*h.leaders, tags.leaders), data, h.host[at(root)]));
   }
-  if (!roots_host) co_await x.run(broadcast_shared(node, data, 0));
+  scratch spare;
+  if (!roots_host) {
+    co_await x.run(broadcast_shared(node, handed_on(x, h.leaders != nullptr, data, spare), 0));
+  }
 }
 
 task reduce_hierarchical(exchange x, const_bytes in, bytes out, reduction op, int root,
@@ -53,7 +71,8 @@ task reduce_hierarchical(exchange x, const_bytes in, bytes out, reduction op, in
   }
   if (root_leads) co_return;
   if (leader && roots_host) {
-    node.send(total, h.node_rank[at(root)]);
+    scratch spare;
+    node.send(handed_on(x, true, total, spare), h.node_rank[at(root)]);
     co_await node.all();
   } else if (me == root) {
     node.recv(out.first(in.size()), 0);
@@ -72,7 +91,8 @@ task allreduce_hierarchical(exchange x, const_bytes in, bytes out, reduction op,
     co_await x.run(
         allreduce_recursive_doubling(x.across(*h.leaders, tags.leaders), partial, result, op));
   }
-  co_await x.run(broadcast_shared(node, result, 0));
+  scratch spare;
+  co_await x.run(broadcast_shared(node, handed_on(x, h.leaders != nullptr, result, spare), 0));
 }
 
 }  // namespace rmpl::coll

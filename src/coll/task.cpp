@@ -46,6 +46,10 @@ void exchange::note_mismatch(int peer, std::size_t expected, std::size_t arrived
   op_->note_mismatch(peer, expected, arrived);
 }
 
+bool exchange::mismatched() const noexcept {
+  return op_->mismatched();
+}
+
 bool exchange::all_done::await_ready() {
   // Requests that complete at once (a message that had already arrived) need no suspension.
   return op->settled();

@@ -146,6 +146,8 @@ class exchange {
   /// The ranks' counts disagree: peer `peer` carries `arrived` bytes where this rank expected
   /// `expected` (seen in shared memory; receives note it themselves). Reported at the end.
   void note_mismatch(int peer, std::size_t expected, std::size_t arrived) const noexcept;
+  /// Whether a disagreement has been noted so far (by this rank, in any part of the collective).
+  bool mismatched() const noexcept;
 
  private:
   operation* op_;

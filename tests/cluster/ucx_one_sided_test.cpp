@@ -136,8 +136,12 @@ class rank_process {
   std::uint64_t cookie_ = 0;
 };
 
-std::uint64_t word(std::size_t i) { return 0x1000 + i; }
-std::byte put_pattern(std::size_t i) { return static_cast<std::byte>(0xa5 ^ (i * 7)); }
+std::uint64_t word(std::size_t i) {
+  return 0x1000 + i;
+}
+std::byte put_pattern(std::size_t i) {
+  return static_cast<std::byte>(0xa5 ^ (i * 7));
+}
 
 /// Expects `f` to throw rmpl::error whose text has `text`.
 template <class F>
@@ -165,8 +169,8 @@ void run_target(rank_process& me) {
       break;
     }
   }
-  check(memory[counter_at / 8] == 777, "target: the 8-byte counter is " +
-                                           std::to_string(memory[counter_at / 8]) + ", not 777");
+  check(memory[counter_at / 8] == 777,
+        "target: the 8-byte counter is " + std::to_string(memory[counter_at / 8]) + ", not 777");
   std::uint32_t small = 0;
   std::memcpy(&small, bytes + small_at, 4);
   check(small == (((50u & 0xf0u) | 0x3u) ^ 0x10u),
@@ -232,9 +236,9 @@ void run_origin(rank_process& me) {
           c, "a compare-and-swap");
   check(before == expected, "origin: the compare-and-swap read " + std::to_string(before));
   c = me.next_cookie();
-  me.wait(me.p().atomic(1, remote, counter_at, fabric::atomic_op::compare_swap, 8, 5, 1, &before,
-                        c),
-          c, "a compare-and-swap that misses");
+  me.wait(
+      me.p().atomic(1, remote, counter_at, fabric::atomic_op::compare_swap, 8, 5, 1, &before, c), c,
+      "a compare-and-swap that misses");
   check(before == 777, "origin: the missing compare-and-swap read " + std::to_string(before));
 
   // 4-byte atomics: 10 adds of 5, and, or, xor, then a swap that leaves it as it was
@@ -253,8 +257,8 @@ void run_origin(rank_process& me) {
     me.wait(me.p().atomic(1, remote, small_at, op, 4, operand, 0, &small, c), c,
             "a 4-byte bitwise atomic");
   }
-  check(small == ((50u & 0xf0u) | 0x3u), "origin: before the xor the word was " +
-                                            std::to_string(small));
+  check(small == ((50u & 0xf0u) | 0x3u),
+        "origin: before the xor the word was " + std::to_string(small));
   const std::uint32_t now = ((50u & 0xf0u) | 0x3u) ^ 0x10u;
   c = me.next_cookie();
   me.wait(me.p().atomic(1, remote, small_at, fabric::atomic_op::swap, 4, now, 0, &small, c), c,
