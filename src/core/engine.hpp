@@ -623,6 +623,13 @@ class engine {
     std::uint64_t sent = 0;   ///< messages sent to it (the seq of the last)
     std::uint64_t taken = 0;  ///< messages taken from it (matched or held unexpected), in order
     std::deque<held_arrival> held;  ///< by seq
+    // Flow control, as a ring bounds what a sender leaves at a receiver: a sender may have
+    // `credits` messages on their way to this peer or held there (not yet taken into its
+    // matching, whose unexpected store is bounded too); the others wait here, in order, until the
+    // peer gives credits back (envelope_kind::credit) as it takes them.
+    std::uint32_t credits = 0;
+    std::deque<request*> waiting;  ///< sends to it not handed to the provider yet
+    std::uint32_t consumed = 0;    ///< its messages taken here since credits were last returned
   };
   /// What the provider's events call (fabric::events), forwarding to the engine.
   class remote_events final : public fabric::events {
@@ -678,7 +685,7 @@ class engine {
   /// Sends an ack of synchronous send `cookie` to remote rank `dest` (queued while the provider's
   /// progress runs, sent at its end).
   void remote_ack(int dest, std::uint64_t cookie);
-  void send_remote_ack(int dest, std::uint64_t cookie);
+  void send_remote_control(int dest, envelope_kind what, std::uint64_t value);
   bool remote_progress();
   void remote_arrived(const fabric::arrival& a);
   void remote_sent(std::uint64_t cookie, int peer, const std::string& error);
@@ -700,7 +707,21 @@ class engine {
   std::size_t remote_held_ = 0;       ///< arrivals held, over every peer
   std::size_t remote_in_flight_ = 0;  ///< sends, acks and fetches the provider has not ended
   bool in_remote_progress_ = false;   ///< inside the provider's progress (its callbacks)
-  std::vector<std::pair<int, std::uint64_t>> acks_owed_;  ///< (dest, cookie), queued in callbacks
+  /// Control messages (acks, credits) raised in the provider's callbacks, sent once its progress
+  /// returns.
+  struct control_owed {
+    int dest;
+    envelope_kind what;
+    std::uint64_t value;
+  };
+  std::vector<control_owed> controls_owed_remote_;
+  std::uint32_t remote_credits_ = 0;  ///< RMPL_UCX_CREDITS: messages per peer not yet received
+  bool remote_credited_ = false;      ///< credits came back to a peer with sends waiting
+  /// A remote peer's message has been taken into matching here (matched, or kept unexpected in
+  /// the matcher's bounded store): gives the sender its credits back once enough have gathered.
+  void remote_taken(int source);
+  /// Hands `r` to the provider (its turn and a credit have come).
+  void issue_remote(request* r);
   /// The envelopes of acks in flight (the provider reads them until their send ends); a control
   /// send's cookie is its index + 1 here (a request id is never below 2^32).
   std::deque<envelope> ack_headers_;

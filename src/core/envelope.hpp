@@ -15,13 +15,15 @@ namespace rmpl::core {
 enum class envelope_kind : std::uint8_t {
   message = 1,  ///< a message for matching: the payload follows (or waits at the sender)
   ack = 2,      ///< a synchronous send's message has been matched (no payload)
+  credit = 3,   ///< the receiver has taken `cookie` more of this sender's messages (flow control)
 };
 
 struct envelope {
   std::int32_t source;  ///< the sender's job rank (first: the provider reads it)
   std::int32_t tag;     ///< message: its tag
   std::uint64_t seq;  ///< message: its number among the sender's messages to this receiver, from 1
-  std::uint64_t cookie;  ///< synchronous message: the sender's request (acked); ack: that request
+  std::uint64_t cookie;  ///< synchronous message: the sender's request (acked); ack: that request;
+                         ///< credit: how many messages
   std::uint16_t context;
   std::uint8_t kind;   ///< an envelope_kind
   std::uint8_t flags;  ///< message: core::flag (sync)

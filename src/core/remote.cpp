@@ -33,6 +33,9 @@ void engine::start_remote() {
   // Every rank starts the provider when the job spans hosts (each one has peers elsewhere), so
   // the barrier below is every rank's.
   remote_peers_.resize(static_cast<std::size_t>(size_));
+  remote_credits_ =
+      static_cast<std::uint32_t>(base::env_size("RMPL_UCX_CREDITS", 128, 1, 1u << 20));
+  for (remote_peer& p : remote_peers_) p.credits = remote_credits_;
   remote_ = fabric::ucx::make_provider(
       rank_, size_, remote_events_, [this](int peer) { return job_.card_of(peer); },
       [this] { job_.notify(rank_); }, [this](int peer) { return where(peer); });
@@ -73,26 +76,38 @@ void engine::remote_corrupt(int source, const std::string& what) const {
 void engine::remote_send(request* r) {
   const int dest = r->peer;
   const bool sync = r->mode == send_mode::synchronous;
-  r->header = envelope{rank_,
-                       r->tag,
-                       ++remote_peers_[dest].sent,
-                       sync ? r->id() : 0,
-                       static_cast<std::uint16_t>(r->context),
-                       static_cast<std::uint8_t>(envelope_kind::message),
-                       static_cast<std::uint8_t>(sync ? flag::sync : 0),
-                       0};
-  const void* data = r->buffer;
   if (r->segments.count != 0) {
     // The provider takes one contiguous payload: the segments are gathered into a copy the request
     // keeps until the send ends.
     r->owned = std::make_unique<std::byte[]>(std::max<std::size_t>(r->bytes, 1));
     gather(r->segments.entries.get(), r->owned.get(), r->bytes);
-    data = r->owned.get();
   }
   r->awaits = static_cast<std::uint8_t>(sync ? kind::ack : kind::none);
   r->remote_waits = sync ? 2 : 1;
   r->st = state::in_flight;
   ++remote_in_flight_;
+  remote_peer& p = remote_peers_[dest];
+  if (p.credits == 0 || !p.waiting.empty()) [[unlikely]] {
+    p.waiting.push_back(r);  // after those waiting already: messages leave in order
+    return;
+  }
+  issue_remote(r);
+}
+
+void engine::issue_remote(request* r) {
+  const int dest = r->peer;
+  remote_peer& p = remote_peers_[dest];
+  --p.credits;
+  const bool sync = r->mode == send_mode::synchronous;
+  r->header = envelope{rank_,
+                       r->tag,
+                       ++p.sent,
+                       sync ? r->id() : 0,
+                       static_cast<std::uint16_t>(r->context),
+                       static_cast<std::uint8_t>(envelope_kind::message),
+                       static_cast<std::uint8_t>(sync ? flag::sync : 0),
+                       0};
+  const void* data = r->segments.count != 0 ? r->owned.get() : r->buffer;
   const auto* header = reinterpret_cast<const std::byte*>(&r->header);
   if (remote_->send(dest, {header, sizeof(envelope)}, data, r->bytes, r->id(), r->detached)) {
     remote_send_ended(r);
@@ -105,14 +120,27 @@ void engine::remote_send_ended(request* r) {
 }
 
 void engine::remote_ack(int dest, std::uint64_t cookie) {
-  if (in_remote_progress_) {
-    acks_owed_.emplace_back(dest, cookie);  // sent when the provider's progress returns
+  if (in_remote_progress_) {  // sent when the provider's progress returns
+    controls_owed_remote_.push_back({dest, envelope_kind::ack, cookie});
     return;
   }
-  send_remote_ack(dest, cookie);
+  send_remote_control(dest, envelope_kind::ack, cookie);
 }
 
-void engine::send_remote_ack(int dest, std::uint64_t cookie) {
+void engine::remote_taken(int source) {
+  remote_peer& p = remote_peers_[source];
+  // Given back a quarter at a time: one control message per that many, and the sender never runs
+  // dry while the receiver keeps taking.
+  if (++p.consumed < std::max<std::uint32_t>(remote_credits_ / 4, 1)) return;
+  const std::uint32_t n = std::exchange(p.consumed, 0);
+  if (in_remote_progress_) {
+    controls_owed_remote_.push_back({source, envelope_kind::credit, n});
+    return;
+  }
+  send_remote_control(source, envelope_kind::credit, n);
+}
+
+void engine::send_remote_control(int dest, envelope_kind what, std::uint64_t value) {
   std::uint32_t index;
   if (!free_ack_headers_.empty()) {
     index = free_ack_headers_.back();
@@ -122,7 +150,7 @@ void engine::send_remote_ack(int dest, std::uint64_t cookie) {
     ack_headers_.emplace_back();
   }
   envelope& e = ack_headers_[index];
-  e = envelope{rank_, 0, 0, cookie, 0, static_cast<std::uint8_t>(envelope_kind::ack), 0, 0};
+  e = envelope{rank_, 0, 0, value, 0, static_cast<std::uint8_t>(what), 0, 0};
   ++remote_in_flight_;
   if (remote_->send(dest, {reinterpret_cast<const std::byte*>(&e), sizeof e}, nullptr, 0,
                     std::uint64_t{index} + 1, true)) {
@@ -165,11 +193,23 @@ bool engine::remote_progress() {
   }
   in_remote_progress_ = false;
   if (remote_error_) std::rethrow_exception(std::exchange(remote_error_, nullptr));
-  if (!acks_owed_.empty()) {
-    for (std::size_t i = 0; i < acks_owed_.size(); ++i) {
-      send_remote_ack(acks_owed_[i].first, acks_owed_[i].second);
+  if (!controls_owed_remote_.empty()) {
+    for (std::size_t i = 0; i < controls_owed_remote_.size(); ++i) {
+      const control_owed& c = controls_owed_remote_[i];
+      send_remote_control(c.dest, c.what, c.value);
     }
-    acks_owed_.clear();
+    controls_owed_remote_.clear();
+  }
+  if (remote_credited_) {
+    remote_credited_ = false;
+    for (remote_peer& p : remote_peers_) {
+      while (p.credits > 0 && !p.waiting.empty()) {
+        request* r = p.waiting.front();
+        p.waiting.pop_front();
+        issue_remote(r);
+        worked = true;
+      }
+    }
   }
   if (remote_held_ > 0) {
     for (int source = 0; source < size_; ++source) {
@@ -196,6 +236,17 @@ void engine::remote_arrived(const fabric::arrival& a) {
     }
     r->awaits = static_cast<std::uint8_t>(kind::none);
     if (--r->remote_waits == 0) complete_send(r);
+    return;
+  }
+  if (e.kind == static_cast<std::uint8_t>(envelope_kind::credit)) {
+    remote_peer& p = remote_peers_[source];
+    if (a.bytes != 0 || e.cookie == 0 || e.cookie > remote_credits_ ||
+        p.credits + e.cookie > remote_credits_) {
+      remote_corrupt(source, fmt::format("{} credits back, with {} of {} in hand", e.cookie,
+                                         p.credits, remote_credits_));
+    }
+    p.credits += static_cast<std::uint32_t>(e.cookie);
+    if (!p.waiting.empty()) remote_credited_ = true;  // its sends go once the progress returns
     return;
   }
   if (e.kind != static_cast<std::uint8_t>(envelope_kind::message) || e.tag < 0 || e.tag > tag_ub ||
@@ -257,11 +308,13 @@ bool engine::take_remote(const envelope& e, const unsigned char* data, std::size
   if (request* r = q.take_posted(source, e.tag)) {
     ++remote_peers_[source].taken;
     deliver(r, m);
+    remote_taken(source);
     return true;
   }
   unexpected* u = matcher_.allocate();
   if (u == nullptr) return false;
   ++remote_peers_[source].taken;
+  remote_taken(source);
   u->source = source;
   u->tag = e.tag;
   u->how = how;
