@@ -353,12 +353,21 @@ check "-n below the slots, and the output relayed byte for byte (tagged: [rank] 
   '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "[0] a,[0] b,[1] a,[1] b," && $(sort <<<"$err" | tr "\n" ,) == "[0] err,[1] err," ]]'
 run -H localhost:1 sh -c 'printf "no newline"'
 check "untagged output comes back unchanged" '[[ $rc -eq 0 && $out == "no newline" ]]'
+out=$(printf 'hello\n' | "$RMPLRUN" -H localhost:2 sh -c 'echo "$RMPL_RANK:$(cat)"' 2>&1) && rc=0 || rc=$?
+check "-H: rank 0 reads rmplrun's standard input through its host's rmplrun, the others nothing" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0:hello,1:," ]]'
+out=$(head -c 5000000 /dev/zero | "$RMPLRUN" -H localhost:1 sh -c 'wc -c' 2>&1) && rc=0 || rc=$?
+check "-H: 5 MB of standard input reach rank 0 whole (a window at a time)" \
+  '[[ $rc -eq 0 && $out == 5000000 ]]'
 printf '# a comment\nlocalhost slots=2 max_slots=4\n\n  # another\n' >"$tmp/hosts"
 run --hostfile "$tmp/hosts" -x RMPLRUN_TEST_VALUE=x --wdir / sh -c 'echo "$RMPL_RANK $PWD $RMPLRUN_TEST_VALUE"'
 check "--hostfile (slots=N, comments), -x and --wdir" \
   '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 / x,1 / x," ]]'
 run -H localhost:2 -n 3 true
 check "-n above the slots: status 2, the slots named" '[[ $rc -eq 2 && $err == *"-n 3: the hosts offer 2 slots"* ]]'
+run -H localhost:2 -n 3 --oversubscribe sh -c 'echo "$RMPL_RANK $RMPL_HOSTS"'
+check "--oversubscribe: -n above the slots runs" \
+  '[[ $rc -eq 0 && $(sort <<<"$out" | tr "\n" ,) == "0 localhost:3,1 localhost:3,2 localhost:3," ]]'
 run -H localhost:0 true
 check "-H host:0: status 2, the item named" '[[ $rc -eq 2 && $err == *"localhost:0"*"number of slots"* ]]'
 run --hostfile "$tmp/nothing-here" true

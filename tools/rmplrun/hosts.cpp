@@ -58,8 +58,10 @@ bool this_host(const std::string& name) {
 }
 
 /// Ranks fill the hosts in order, each up to its slots; a host named twice counts once with the
-/// slots of both.
-std::vector<host_slots> place(const std::vector<host_slots>& hosts, int nranks) {
+/// slots of both. With `oversubscribe`, ranks beyond the slots are shared out among the hosts, the
+/// first hosts taking one more when they do not divide evenly.
+std::vector<host_slots> place(const std::vector<host_slots>& hosts, int nranks,
+                              bool oversubscribe) {
   std::vector<host_slots> merged;
   for (const host_slots& h : hosts) {
     auto it = std::find_if(merged.begin(), merged.end(),
@@ -69,20 +71,25 @@ std::vector<host_slots> place(const std::vector<host_slots>& hosts, int nranks) 
     else
       it->slots += h.slots;
   }
-  std::vector<host_slots> placed;
   long total = 0;
+  for (const host_slots& h : merged) total += h.slots;
+  std::vector<int> counts(merged.size(), 0);
   int left = nranks;
-  for (const host_slots& h : merged) {
-    total += h.slots;
-    const int take = std::min(h.slots, left);
-    if (take > 0) placed.push_back({h.name, take});
-    left -= take;
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    counts[i] = std::min(merged[i].slots, left);
+    left -= counts[i];
   }
-  if (left > 0) {
+  if (left > 0 && !oversubscribe) {
     throw usage_error(
         fmt::format("-n {}: the hosts offer {} slots (give a host more with "
-                    "host:slots, or a hostfile's slots=N)",
+                    "host:slots, or a hostfile's slots=N, or --oversubscribe)",
                     nranks, total));
+  }
+  const int n = static_cast<int>(merged.size());
+  for (int i = 0; i < n; ++i) counts[static_cast<std::size_t>(i)] += left / n + (i < left % n);
+  std::vector<host_slots> placed;
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    if (counts[i] > 0) placed.push_back({merged[i].name, counts[i]});
   }
   return placed;
 }
@@ -138,6 +145,11 @@ class hosts_job {
   std::optional<clock::time_point> deadline_;
   int status_ = 0;
   bool broken_out_[3] = {false, false, false};
+  // This rmplrun's standard input, for rank 0 (as on one host, unless it is a terminal).
+  bool forward_stdin_ = !::isatty(0);
+  bool stdin_done_ = false;
+  std::size_t input_in_flight_ = 0;  // sent to rank 0's host, not yet given to rank 0
+  void forward_input();
 };
 
 std::vector<std::string> hosts_job::agent_command(std::size_t h) const {
@@ -160,6 +172,7 @@ std::vector<std::string> hosts_job::agent_command(std::size_t h) const {
                                    opt_.bind ? "core" : "none"};
   if (!wdir.empty()) args.insert(args.end(), {"--wdir", wdir});
   if (opt_.tag_output) args.push_back("--tag-output");
+  if (forward_stdin_ && h == 0) args.push_back("--forward-stdin");  // rank 0 is the first host's
   // The ranks' environment on other hosts is what the launch agent gives there, plus: every
   // variable of -x, and rmpl's and UCX's own settings (RMPL_*, UCX_*), so that what tunes a
   // one-host job tunes the whole job; the launcher's own variables are set by each host's agent.
@@ -296,6 +309,10 @@ void hosts_job::on_frames(host_link& host) {
         }
         break;
       }
+      case link::kind::input_taken:
+        input_in_flight_ -= std::min<std::size_t>(input_in_flight_,
+                                                  static_cast<std::size_t>(std::max(f->head.a, 0)));
+        break;
       case link::kind::done:
         host.done = true;
         host.status = f->head.a;
@@ -323,6 +340,20 @@ void hosts_job::on_link_closed(host_link& host) {
         queue(h, link::kind::dead, host.first, rmpl::runtime::local::wait_status_host_lost);
     }
   }
+}
+
+void hosts_job::forward_input() {
+  char buf[65536];
+  const ssize_t n = ::read(0, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  host_link& first = hosts_.front();  // rank 0's host
+  if (n <= 0) {                       // its end (or an error, which ends it just the same)
+    stdin_done_ = true;
+    queue(first, link::kind::input, 0, 0);
+    return;
+  }
+  input_in_flight_ += static_cast<std::size_t>(n);
+  queue(first, link::kind::input, 0, 0, std::string_view(buf, static_cast<std::size_t>(n)));
 }
 
 void hosts_job::fail(int status) {
@@ -363,7 +394,7 @@ void hosts_job::reap() {
 }
 
 int hosts_job::run() {
-  const std::vector<host_slots> placed = place(opt_.hosts, opt_.nranks);
+  const std::vector<host_slots> placed = place(opt_.hosts, opt_.nranks, opt_.oversubscribe);
   int first = 0;
   for (const host_slots& h : placed) {
     host_list_ += fmt::format("{}{}:{}", host_list_.empty() ? "" : ",", h.name, h.slots);
@@ -419,6 +450,10 @@ int hosts_job::run() {
     fds.clear();
     polled.clear();
     fds.push_back({signal_fd_, POLLIN, 0});
+    // Standard input while rank 0's host takes it, a window at a time.
+    const bool reading = forward_stdin_ && !stdin_done_ && hosts_.front().to >= 0 &&
+                         input_in_flight_ < link::input_window;
+    fds.push_back({reading ? 0 : -1, POLLIN, 0});
     for (host_link& h : hosts_) {
       if (h.from >= 0) {
         fds.push_back({h.from, POLLIN, 0});
@@ -448,9 +483,10 @@ int hosts_job::run() {
       }
       reap();
     }
-    for (std::size_t k = 1; k < fds.size(); ++k) {
+    if (fds[1].revents != 0) forward_input();
+    for (std::size_t k = 2; k < fds.size(); ++k) {
       if (fds[k].revents == 0) continue;
-      host_link& h = *polled[k - 1];
+      host_link& h = *polled[k - 2];
       if (fds[k].fd == h.from)
         on_frames(h);
       else if (fds[k].fd == h.to)

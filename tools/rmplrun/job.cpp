@@ -126,6 +126,9 @@ class job {
   /// Reads frames from the starter (our stdin).
   void on_control();
   void on_starter_gone();
+  /// Writes what it can of the input queued for rank 0, and says how much went.
+  void feed_rank0();
+  void close_rank0_input();
 
   const options& opt_;
   const bool agent_ = opt_.serve_host >= 0;
@@ -136,6 +139,10 @@ class job {
   int agent_fd_ = -1;      // the eventfd the last rank of this host to reach a barrier writes
   link::reader control_;
   bool control_open_ = false;
+  // Rank 0's standard input, when the launcher forwards its own (--forward-stdin).
+  int rank0_in_[2] = {-1, -1};  // the pipe: rank 0 reads [0], this agent writes [1]
+  std::string input_;           // received, not yet written
+  bool input_ended_ = false;    // the launcher's input is at its end
   const std::string& program_;
   const int segment_fd_;
   const int signal_fd_;
@@ -196,6 +203,11 @@ job::job(const options& opt, const std::string& program, int segment_fd, int sig
     ::fcntl(0, F_SETFL, ::fcntl(0, F_GETFL) | O_NONBLOCK);
   }
   for (int r = first_; r < first_ + count_; ++r) local_ranks_.push_back(r);
+  if (agent_ && opt_.forward_stdin && local(0)) {
+    if (::pipe2(rank0_in_, O_CLOEXEC) != 0)
+      throw std::system_error(errno, std::generic_category(), "pipe2");
+    ::fcntl(rank0_in_[1], F_SETFL, O_NONBLOCK);
+  }
   if (opt_.bind) {
     cpus_ = allowed_cpus();
     if (cpus_.size() < static_cast<std::size_t>(count_)) cpus_.clear();  // oversubscribed
@@ -224,6 +236,39 @@ job::job(const options& opt, const std::string& program, int segment_fd, int sig
 job::~job() {
   if (devnull_ >= 0) ::close(devnull_);
   if (agent_fd_ >= 0) ::close(agent_fd_);
+  for (int fd : rank0_in_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void job::feed_rank0() {
+  std::size_t given = 0;
+  while (rank0_in_[1] >= 0 && !input_.empty()) {
+    const ssize_t n = ::write(rank0_in_[1], input_.data(), input_.size());
+    if (n > 0) {
+      input_.erase(0, static_cast<std::size_t>(n));
+      given += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && errno == EAGAIN) {
+      break;  // the rest once rank 0 has read
+    } else {  // rank 0 closed its input or ended: the rest is dropped
+      given += input_.size();
+      input_.clear();
+      close_rank0_input();
+    }
+  }
+  if (rank0_in_[1] < 0 && !input_.empty()) {  // nobody to give it to: taken all the same
+    given += input_.size();
+    input_.clear();
+  }
+  if (given != 0) send(link::kind::input_taken, static_cast<int>(given), 0);
+  if (input_ended_ && input_.empty()) close_rank0_input();
+}
+
+void job::close_rank0_input() {
+  if (rank0_in_[1] >= 0) ::close(rank0_in_[1]);
+  rank0_in_[1] = -1;
 }
 
 void job::send(link::kind what, int a, int b, std::string_view payload) {
@@ -260,6 +305,13 @@ void job::on_control() {
         if (!failed_ && !ending_ && !swept_) fail(1);
         break;
       }
+      case link::kind::input:
+        if (f->payload.empty())
+          input_ended_ = true;
+        else
+          input_ += f->payload;
+        feed_rank0();
+        break;
       case link::kind::end: {
         const int sig = f->head.a;
         if (swept_) break;
@@ -358,7 +410,8 @@ int job::run() {
     // As an agent: our link (stdin) and the barrier's eventfd; -1 is skipped by poll().
     fds.push_back({agent_ && control_open_ ? 0 : -1, POLLIN, 0});
     fds.push_back({agent_fd_, POLLIN, 0});
-    constexpr std::size_t ours = 3;
+    fds.push_back({!input_.empty() ? rank0_in_[1] : -1, POLLOUT, 0});
+    constexpr std::size_t ours = 4;
     if (output_) output_->add_to_poll(fds);
     if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
       if (errno == EINTR) continue;
@@ -367,11 +420,12 @@ int job::run() {
       ::usleep(10'000);  // and carry on reaping: rmplrun never leaves before its ranks
       fds.resize(ours);
       fds[0].revents = POLLIN;
-      fds[1].revents = fds[2].revents = 0;
+      fds[1].revents = fds[2].revents = fds[3].revents = 0;
     }
     if (fds[0].revents != 0) read_signals();
     if (fds[1].revents != 0) on_control();
     if (fds[2].revents != 0) on_host_arrived();
+    if (fds[3].revents != 0) feed_rank0();
     if (output_) output_->service(std::span(fds).subspan(ours));
   }
   // Reaped last: until now the zombie leader has kept the group's id from being reused.
@@ -448,6 +502,10 @@ void job::start_rank(int rank) {
   // harmlessly (EACCES) if the child has already exec'd, which it does only after joining itself.
   ::setpgid(pid, leader_);
   relayed_output::close_write_ends(pipes);
+  if (rank == 0 && rank0_in_[0] >= 0) {  // rank 0 has its end of the input pipe now
+    ::close(rank0_in_[0]);
+    rank0_in_[0] = -1;
+  }
   pids_[static_cast<std::size_t>(rank)] = pid;
   ranks_by_pid_[pid] = rank;
   ++alive_;
@@ -458,7 +516,10 @@ void job::exec_rank(int rank, relayed_output::rank_pipes pipes) {
   ::setpgid(0, leader_);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent_) ::_exit(127);  // rmplrun died before PDEATHSIG was armed
-  if (rank != 0 || !stdin_to_rank0_) ::dup2(devnull_, 0);
+  if (rank == 0 && rank0_in_[0] >= 0)
+    ::dup2(rank0_in_[0], 0);  // the launcher's input, forwarded over the link
+  else if (rank != 0 || !stdin_to_rank0_)
+    ::dup2(devnull_, 0);
   if (pipes.out >= 0) {
     ::dup2(pipes.out, 1);
     ::dup2(pipes.err, 2);

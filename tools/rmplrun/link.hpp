@@ -21,10 +21,15 @@ enum class kind : std::uint32_t {
   output = 2,  ///< a = rank, b = 1 (stdout) or 2 (stderr); payload: whole lines
   dead = 3,    ///< a = rank, b = wait status: a rank of the host failed the job (both directions)
   done = 4,    ///< a = the host's exit status: every rank of the host has been reaped
+  input_taken = 8,  ///< a = bytes of input rank 0 has been given (the launcher may send more)
   // launcher -> agent
   release = 5,  ///< the barrier is complete everywhere; payload: every rank's card
   end = 6,      ///< a = signal: end the ranks (SIGKILL: at once)
+  input = 7,    ///< payload: bytes of the launcher's standard input for rank 0 (none: its end)
 };
+
+/// The most standard input in flight to rank 0's host (sent, not yet given to rank 0).
+inline constexpr std::size_t input_window = 1 << 20;
 
 struct header {
   kind what;

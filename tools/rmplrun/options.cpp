@@ -153,6 +153,8 @@ options parse_options(std::span<char* const> args) {
       opt.wdir = value(name, attached);
     } else if (name == "--serve-host") {
       opt.serve_host = parse_nranks(name, value(name, attached)) - 1;
+    } else if (name == "--forward-stdin" && !attached) {
+      opt.forward_stdin = true;
     } else if (name == "--timeout") {
       opt.timeout_text = value(name, attached);
       opt.timeout = parse_timeout("--timeout", opt.timeout_text);
@@ -176,11 +178,13 @@ options parse_options(std::span<char* const> args) {
         opt.bind = false;
       else
         throw usage_error(fmt::format("{} '{}': expected core or none", name, v));
-    } else if ((name == "--oversubscribe" || name == "-oversubscribe" ||
-                name == "--allow-run-as-root") &&
-               !attached) {
-      // Open MPI's: rmplrun always lets a job have more ranks than CPUs (it then binds none) and
-      // runs as root too, so scripts written for Open MPI's mpirun need not change.
+    } else if ((name == "--oversubscribe" || name == "-oversubscribe") && !attached) {
+      // Open MPI's: on one host rmplrun always lets a job have more ranks than CPUs (it then
+      // binds none); with -H it lets a job have more ranks than the hosts' slots.
+      opt.oversubscribe = true;
+    } else if (name == "--allow-run-as-root" && !attached) {
+      // Open MPI's: rmplrun runs as root too, so scripts written for Open MPI's mpirun need not
+      // change.
     } else if ((name == "-h" || name == "--help") && !attached) {
       opt.help = true;
     } else if ((name == "-V" || name == "--version") && !attached) {
@@ -242,8 +246,9 @@ Options:
   --bind-to core|none the same (Open MPI's spelling; MPICH's -bind-to too)
   -x VAR[=value]      export VAR (with value, or rmplrun's own value) to the ranks
   -genv VAR value     export VAR with value to the ranks (MPICH's spelling; -env too)
-  --oversubscribe     accepted for Open MPI's scripts: a job may always have more ranks than
-                      CPUs (its ranks are then not bound)
+  --oversubscribe     a job on this host may always have more ranks than CPUs (its ranks are
+                      then not bound); with -H, more ranks than the hosts' slots (the ranks
+                      beyond them shared out among the hosts in turn)
   --allow-run-as-root accepted for Open MPI's scripts: rmplrun runs as root too
   -h, --help          print this help
   -V, --version       print the version
@@ -251,7 +256,7 @@ Options:
 
 rmplrun is also installed as mpirun and mpiexec.
 Everything from the program on is passed to the program as is. Rank 0 reads rmplrun's standard
-input unless it is a terminal; the other ranks read /dev/null.
+input unless it is a terminal (with -H, wherever rank 0 runs); the other ranks read /dev/null.
 )",
       max_ranks);
 }

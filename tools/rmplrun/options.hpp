@@ -29,6 +29,7 @@ struct options {
   int nranks = 0;                 ///< 0 until -n is given (or the hosts' slots, with -H)
   bool tag_output = false;        ///< relay the ranks' output through pipes, "[rank] " before lines
   bool bind = true;               ///< --bind core (default) or --bind none
+  bool oversubscribe = false;     ///< --oversubscribe: with -H, more ranks than the hosts' slots
   std::optional<double> timeout;  ///< seconds
   std::string timeout_text;       ///< as typed, for the timeout message
   std::string timeout_origin;     ///< "" for --timeout, " (MPIEXEC_TIMEOUT=...)" for the variable
@@ -42,6 +43,9 @@ struct options {
   /// with the exact number of ranks it runs; its standard input and output are its link to the
   /// rmplrun that started it (tools/rmplrun/hosts.hpp).
   int serve_host = -1;
+  /// --forward-stdin (internal): as the agent of rank 0's host, give rank 0 the input that comes
+  /// over the link.
+  bool forward_stdin = false;
   bool help = false;
   bool version = false;
 };
