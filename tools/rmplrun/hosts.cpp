@@ -507,12 +507,8 @@ int hosts_job::run() {
 }  // namespace
 
 int run_hosts_job(const options& opt, const std::string& program) {
-  // Signals are taken synchronously from a signalfd in the event loop, as in run_job().
-  sigset_t handled, mask;
-  ::sigemptyset(&handled);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&handled, sig);
-  ::sigprocmask(SIG_BLOCK, &handled, &mask);
-  const int signal_fd = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  sigset_t mask;
+  const int signal_fd = take_signals(&mask);
   if (signal_fd < 0) {
     say("signalfd failed: {}", std::strerror(errno));
     return 1;

@@ -707,13 +707,7 @@ void job::sweep() {
 
 int run_job(const options& opt, const std::string& program) {
   inherited inh;
-  // Signals are taken synchronously from a signalfd in the event loop. They are blocked from here
-  // on so that none is lost between the first fork and the loop.
-  sigset_t handled;
-  ::sigemptyset(&handled);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&handled, sig);
-  ::sigprocmask(SIG_BLOCK, &handled, &inh.mask);
-  const int signal_fd = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  const int signal_fd = take_signals(&inh.mask);
   if (signal_fd < 0) {
     say("signalfd failed: {}", std::strerror(errno));
     return 1;

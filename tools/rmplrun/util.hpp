@@ -2,6 +2,8 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +23,18 @@ inline bool write_all(int fd, std::string_view text) noexcept {
     text.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+/// Blocks the signals rmplrun handles (SIGCHLD, SIGINT, SIGTERM, SIGHUP), saving the mask before
+/// in `before`, and returns a signalfd that reads them (nonblocking, close-on-exec), or -1 with
+/// errno set. rmplrun takes signals synchronously in its event loop; they are blocked from here
+/// on so that none is lost between the first fork and the loop.
+inline int take_signals(sigset_t* before) noexcept {
+  sigset_t handled;
+  ::sigemptyset(&handled);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&handled, sig);
+  ::sigprocmask(SIG_BLOCK, &handled, before);
+  return ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 /// Who says what say() prints: "rmplrun", or on the hosts of a job across hosts "rmplrun on HOST".

@@ -96,30 +96,22 @@ provider::remote_memory& provider::reached(void* remote, int peer, const char* w
 
 bool provider::put(int peer, void* remote, std::size_t at, const void* from, std::size_t bytes,
                    std::uint64_t cookie) {
-  remote_memory& m = reached(remote, peer, "a put");
-  if (at > m.bytes || bytes > m.bytes - at) {
-    base::fail(errc::invalid_argument,
-               "rank {}: a put of {} bytes at byte {} of {}'s memory of {} bytes runs past its end",
-               rank_, bytes, at, where_(peer), m.bytes);
-  }
-  ucp_ep_h ep = endpoint(peer);
-  operation* op = start_operation(cookie, peer, operation::kind::one_sided);
-  ucp_request_param_t rp{};
-  rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-  rp.cb.send = on_sent;
-  rp.user_data = op;
-  return started(ucx_.ucp_put_nbx(ep, from, bytes, m.base + at, m.rkey, &rp), op, [&] {
-    return fmt::format("a put of {} bytes to {} (ucp_put_nbx)", bytes, where_(peer));
-  });
+  return transfer(peer, remote, at, const_cast<void*>(from), bytes, cookie, false);
 }
 
 bool provider::get(int peer, void* remote, std::size_t at, void* to, std::size_t bytes,
                    std::uint64_t cookie) {
-  remote_memory& m = reached(remote, peer, "a get");
+  return transfer(peer, remote, at, to, bytes, cookie, true);
+}
+
+bool provider::transfer(int peer, void* remote, std::size_t at, void* local, std::size_t bytes,
+                        std::uint64_t cookie, bool get) {
+  const char* what = get ? "get" : "put";
+  remote_memory& m = reached(remote, peer, get ? "a get" : "a put");
   if (at > m.bytes || bytes > m.bytes - at) {
     base::fail(errc::invalid_argument,
-               "rank {}: a get of {} bytes at byte {} of {}'s memory of {} bytes runs past its end",
-               rank_, bytes, at, where_(peer), m.bytes);
+               "rank {}: a {} of {} bytes at byte {} of {}'s memory of {} bytes runs past its end",
+               rank_, what, bytes, at, where_(peer), m.bytes);
   }
   ucp_ep_h ep = endpoint(peer);
   operation* op = start_operation(cookie, peer, operation::kind::one_sided);
@@ -127,9 +119,13 @@ bool provider::get(int peer, void* remote, std::size_t at, void* to, std::size_t
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   rp.cb.send = on_sent;
   rp.user_data = op;
-  return started(ucx_.ucp_get_nbx(ep, to, bytes, m.base + at, m.rkey, &rp), op, [&] {
-    return fmt::format("a get of {} bytes from {} (ucp_get_nbx)", bytes, where_(peer));
-  });
+  const std::uint64_t address = m.base + at;
+  return started(get ? ucx_.ucp_get_nbx(ep, local, bytes, address, m.rkey, &rp)
+                     : ucx_.ucp_put_nbx(ep, local, bytes, address, m.rkey, &rp),
+                 op, [&] {
+                   return fmt::format("a {} of {} bytes {} {} (ucp_{}_nbx)", what, bytes,
+                                      get ? "from" : "to", where_(peer), what);
+                 });
 }
 
 bool provider::atomic(int peer, void* remote, std::size_t at, atomic_op op_kind, std::size_t width,

@@ -93,8 +93,11 @@ class provider final : public fabric::provider {
   /// A send, flush, fetch or one-sided operation ended: its operation freed, the kernel told.
   static void operation_ended(void* request, ucs_status_t status, void* user_data) noexcept;
   static void on_sent(void* request, ucs_status_t status, void* user_data);
-  /// What put, get and atomic have in common: the request parameters, `remote` checked.
+  /// `remote` checked: a handle of `peer`'s memory (what put, get and atomic have in common).
   remote_memory& reached(void* remote, int peer, const char* what) const;
+  /// put() (from `local`) or, with `get`, get() (into `local`).
+  bool transfer(int peer, void* remote, std::size_t at, void* local, std::size_t bytes,
+                std::uint64_t cookie, bool get);
   static void on_fetched(void* request, ucs_status_t status, std::size_t length, void* user_data);
   static void on_peer_error(void* arg, ucp_ep_h ep, ucs_status_t status);
   void watch() noexcept;
