@@ -129,10 +129,22 @@ void engine::check_liveness_now() noexcept {
 void engine::throw_dead_rank() const {
   int dead = job_.failed_rank();
   if (dead < 0 && remote_failed_rank_ >= 0) {
-    // The provider lost a peer. If the runtime can say how it ended (a process of this host that
-    // died), that is the better account; otherwise the provider's.
-    job_.check_liveness();
-    dead = job_.failed_rank();
+    // The provider lost a peer. A lost connection is most often the echo of a death: the dead
+    // process's sockets close at once, while its launcher reaps it, marks it and relays it to the
+    // other hosts a few milliseconds later, and meanwhile its peers elsewhere may have reported it
+    // and exited, closing their own connections. The runtime's word names the death that started
+    // it all ("rank 3 was killed by signal 9 (on host b)"), so it is waited for, briefly, before
+    // the provider's own account is given (a cut link, which no launcher sees).
+    using clock = std::chrono::steady_clock;
+    const auto give_up = clock::now() + (remote_failure_waited_ ? std::chrono::milliseconds(0)
+                                                                : remote_failure_grace);
+    remote_failure_waited_ = true;
+    for (;;) {
+      job_.check_liveness();
+      dead = job_.failed_rank();
+      if (dead >= 0 || clock::now() >= give_up) break;
+      ::usleep(1000);
+    }
     if (dead < 0) {
       base::fail(errc::dead_rank, "rank {} cannot continue: {}", rank_, remote_failure_);
     }

@@ -456,6 +456,9 @@ class engine {
   /// (~100 ns at least), so this is every few hundred microseconds of polling or more, and the
   /// check itself runs at most every 50 ms.
   static constexpr unsigned polls_per_liveness_check = 1024;
+  /// How long throw_dead_rank waits for the runtime to explain a peer the provider lost (a death
+  /// it marks, here or relayed from another host) before reporting the provider's account.
+  static constexpr std::chrono::milliseconds remote_failure_grace{1000};
   unsigned polls_until_liveness_ = polls_per_liveness_check;
   /// The outcome of a single copy from `peer` that found no process (ESRCH), once the segment says
   /// why: errc::dead_rank if a rank died (this one, or the one whose death made it end) or if it
@@ -719,7 +722,9 @@ class engine {
   bool remote_credited_ = false;      ///< credits came back to a peer with sends waiting
   /// A remote peer's message has been taken into matching here (matched, or kept unexpected in
   /// the matcher's bounded store): gives the sender its credits back once enough have gathered.
-  void remote_taken(int source);
+  void remote_taken(int source, std::uint32_t window);
+  /// The most RMPL_UCX_CREDITS may be (and an envelope's window).
+  static constexpr std::uint32_t max_remote_credits = 1u << 20;
   /// Hands `r` to the provider (its turn and a credit have come).
   void issue_remote(request* r);
   /// The envelopes of acks in flight (the provider reads them until their send ends); a control
@@ -729,6 +734,9 @@ class engine {
   bool leaving_ = false;  ///< at the finalize barrier: peers that leave are not failures
   int remote_failed_rank_ = -1;
   std::string remote_failure_;
+  /// throw_dead_rank() gave the runtime its chance to explain remote_failure_ (once: later calls
+  /// report at once).
+  mutable bool remote_failure_waited_ = false;
   remote_events remote_events_{*this};
   std::unique_ptr<fabric::provider> remote_;  ///< null when every rank is on this host
 

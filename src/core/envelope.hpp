@@ -25,9 +25,11 @@ struct envelope {
   std::uint64_t cookie;  ///< synchronous message: the sender's request (acked); ack: that request;
                          ///< credit: how many messages
   std::uint16_t context;
-  std::uint8_t kind;   ///< an envelope_kind
-  std::uint8_t flags;  ///< message: core::flag (sync)
-  std::uint32_t reserved;
+  std::uint8_t kind;     ///< an envelope_kind
+  std::uint8_t flags;    ///< message: core::flag (sync)
+  std::uint32_t window;  ///< message: the sender's credits per receiver (RMPL_UCX_CREDITS), which
+                         ///< the receiver returns a quarter at a time: the variable may differ
+                         ///< between ranks
 };
 static_assert(sizeof(envelope) == 32);
 

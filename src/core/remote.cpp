@@ -34,7 +34,7 @@ void engine::start_remote() {
   // the barrier below is every rank's.
   remote_peers_.resize(static_cast<std::size_t>(size_));
   remote_credits_ =
-      static_cast<std::uint32_t>(base::env_size("RMPL_UCX_CREDITS", 128, 1, 1u << 20));
+      static_cast<std::uint32_t>(base::env_size("RMPL_UCX_CREDITS", 128, 1, max_remote_credits));
   for (remote_peer& p : remote_peers_) p.credits = remote_credits_;
   remote_ = fabric::ucx::make_provider(
       rank_, size_, remote_events_, [this](int peer) { return job_.card_of(peer); },
@@ -106,7 +106,7 @@ void engine::issue_remote(request* r) {
                        static_cast<std::uint16_t>(r->context),
                        static_cast<std::uint8_t>(envelope_kind::message),
                        static_cast<std::uint8_t>(sync ? flag::sync : 0),
-                       0};
+                       remote_credits_};
   const void* data = r->segments.count != 0 ? r->owned.get() : r->buffer;
   const auto* header = reinterpret_cast<const std::byte*>(&r->header);
   if (remote_->send(dest, {header, sizeof(envelope)}, data, r->bytes, r->id(), r->detached)) {
@@ -127,11 +127,12 @@ void engine::remote_ack(int dest, std::uint64_t cookie) {
   send_remote_control(dest, envelope_kind::ack, cookie);
 }
 
-void engine::remote_taken(int source) {
+void engine::remote_taken(int source, std::uint32_t window) {
   remote_peer& p = remote_peers_[source];
-  // Given back a quarter at a time: one control message per that many, and the sender never runs
-  // dry while the receiver keeps taking.
-  if (++p.consumed < std::max<std::uint32_t>(remote_credits_ / 4, 1)) return;
+  // Given back a quarter of the sender's window at a time (its own, which its envelopes carry:
+  // with this rank's, a sender given fewer credits could wait forever for a batch never filled):
+  // one control message per that many, and the sender never runs dry while the receiver takes.
+  if (++p.consumed < std::max<std::uint32_t>(window / 4, 1)) return;
   const std::uint32_t n = std::exchange(p.consumed, 0);
   if (in_remote_progress_) {
     controls_owed_remote_.push_back({source, envelope_kind::credit, n});
@@ -250,9 +251,10 @@ void engine::remote_arrived(const fabric::arrival& a) {
     return;
   }
   if (e.kind != static_cast<std::uint8_t>(envelope_kind::message) || e.tag < 0 || e.tag > tag_ub ||
-      (e.flags != 0 && e.flags != flag::sync) || (e.flags == flag::sync && e.cookie == 0)) {
-    remote_corrupt(source, fmt::format("kind {}, tag {}, flags {:#x}, context {}", e.kind, e.tag,
-                                       e.flags, e.context));
+      (e.flags != 0 && e.flags != flag::sync) || (e.flags == flag::sync && e.cookie == 0) ||
+      e.window == 0 || e.window > max_remote_credits) {
+    remote_corrupt(source, fmt::format("kind {}, tag {}, flags {:#x}, context {}, window {}",
+                                       e.kind, e.tag, e.flags, e.context, e.window));
   }
   remote_peer& p = remote_peers_[source];
   if (e.seq <= p.taken) {
@@ -308,13 +310,13 @@ bool engine::take_remote(const envelope& e, const unsigned char* data, std::size
   if (request* r = q.take_posted(source, e.tag)) {
     ++remote_peers_[source].taken;
     deliver(r, m);
-    remote_taken(source);
+    remote_taken(source, e.window);
     return true;
   }
   unexpected* u = matcher_.allocate();
   if (u == nullptr) return false;
   ++remote_peers_[source].taken;
-  remote_taken(source);
+  remote_taken(source, e.window);
   u->source = source;
   u->tag = e.tag;
   u->how = how;
