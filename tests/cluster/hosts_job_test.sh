@@ -140,7 +140,9 @@ if [[ $kind == rmplrun && -n ${DEAD_PEER-} ]]; then
     fail "rank 3 killed on ${p}2: rmplrun did not name it and its host: $out"
   for r in 0 1 2; do
     line=$(grep "^rank $r: recv failed" <<<"$out")
-    [[ $line == *"rank 3"*"${p}2"* ]] || fail "rank 3 killed: rank $r's error names not rank 3 and ${p}2: ${line:-none}"
+    # The death itself, not a lost connection (rank 3's own, or that of a survivor that left).
+    [[ $line == *"rank 3 was killed by signal 9"*"${p}2"* ]] ||
+      fail "rank 3 killed: rank $r's error names not rank 3's death and ${p}2: ${line:-none}"
     ms=$(sed -n 's/.*failed \([0-9.]*\) ms after the death.*/\1/p' <<<"$line")
     [[ -n $ms ]] && awk -v ms="$ms" 'BEGIN { exit !(ms < 1000) }' ||
       fail "rank 3 killed: rank $r did not report it within 1 s: ${line:-none}"
