@@ -58,7 +58,8 @@ TEST_F(Ready, SsendCompletesWhileTheReceiverSleeps) {
   const int partner = rank() ^ 1;
   for (int r = 0; r + 1 < size(); r += 2) {
     // Ready notices are the shared-memory path's: through the ucx provider a synchronous send
-    // completes on the receiver's ack, which a receiver outside the library does not send.
+    // completes on the receiver's ack, which a receiver outside the library does not send (why
+    // there are no notices there: docs/architecture.md, "Peers on other hosts").
     if (rmpl_test::spans_hosts({r, r + 1}))
       GTEST_SKIP() << "ranks " << r << " and " << r + 1 << " are on different hosts";
   }

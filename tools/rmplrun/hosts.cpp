@@ -395,9 +395,9 @@ void hosts_job::reap() {
 
 int hosts_job::run() {
   const std::vector<host_slots> placed = place(opt_.hosts, opt_.nranks, opt_.oversubscribe);
+  host_list_ = format_host_list(placed);
   int first = 0;
   for (const host_slots& h : placed) {
-    host_list_ += fmt::format("{}{}:{}", host_list_.empty() ? "" : ",", h.name, h.slots);
     host_link& link = hosts_.emplace_back();
     link.name = h.name;
     link.first = first;

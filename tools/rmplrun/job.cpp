@@ -134,7 +134,6 @@ class job {
   const bool agent_ = opt_.serve_host >= 0;
   int first_ = 0;  // this host's ranks: first_ .. first_ + count_ - 1 (all of them on one host)
   int count_ = 0;
-  std::vector<int> local_ranks_;
   std::string host_list_;  // RMPL_HOSTS: every host with the ranks it runs
   int agent_fd_ = -1;      // the eventfd the last rank of this host to reach a barrier writes
   link::reader control_;
@@ -190,19 +189,16 @@ job::job(const options& opt, const std::string& program, int segment_fd, int sig
   argv_.push_back(nullptr);
   count_ = opt_.nranks;
   if (agent_) {
+    host_list_ = format_host_list(opt_.hosts);
     first_ = 0;
-    for (int h = 0; h < static_cast<int>(opt_.hosts.size()); ++h) {
-      const host_slots& host = opt_.hosts[static_cast<std::size_t>(h)];
-      host_list_ += fmt::format("{}{}:{}", h == 0 ? "" : ",", host.name, host.slots);
-      if (h < opt_.serve_host) first_ += host.slots;
-    }
+    for (int h = 0; h < opt_.serve_host; ++h)
+      first_ += opt_.hosts[static_cast<std::size_t>(h)].slots;
     count_ = opt_.hosts[static_cast<std::size_t>(opt_.serve_host)].slots;
     agent_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (agent_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
     control_open_ = true;
     ::fcntl(0, F_SETFL, ::fcntl(0, F_GETFL) | O_NONBLOCK);
   }
-  for (int r = first_; r < first_ + count_; ++r) local_ranks_.push_back(r);
   if (agent_ && opt_.forward_stdin && local(0)) {
     if (::pipe2(rank0_in_, O_CLOEXEC) != 0)
       throw std::system_error(errno, std::generic_category(), "pipe2");
@@ -280,7 +276,7 @@ void job::on_host_arrived() {
   std::uint64_t count = 0;
   if (::read(agent_fd_, &count, sizeof count) != static_cast<ssize_t>(sizeof count)) return;
   std::string cards;
-  for (int r : local_ranks_) link::append_card(cards, r, view_.card_of(r));
+  for (int r = first_; r < first_ + count_; ++r) link::append_card(cards, r, view_.card_of(r));
   send(link::kind::arrive, 0, 0, cards);
 }
 
@@ -293,7 +289,7 @@ void job::on_control() {
         link::for_each_card(f->payload, [&](int r, std::span<const std::byte> card) {
           if (r >= 0 && r < opt_.nranks && !local(r)) view_.set_card(r, card);
         });
-        view_.release_barrier(local_ranks_);
+        view_.release_barrier(first_, count_);
         break;
       }
       case link::kind::dead: {

@@ -76,6 +76,14 @@ std::vector<host_slots> parse_host_list(std::string_view option, std::string_vie
   return hosts;
 }
 
+std::string format_host_list(std::span<const host_slots> hosts) {
+  std::string text;
+  for (const host_slots& h : hosts) {
+    text += fmt::format("{}{}:{}", text.empty() ? "" : ",", h.name, h.slots);
+  }
+  return text;
+}
+
 std::vector<host_slots> read_hostfile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw usage_error(fmt::format("--hostfile '{}': cannot read it", path));

@@ -61,6 +61,10 @@ std::vector<host_slots> read_hostfile(const std::string& path);
 /// Parses -H's value: "name[:slots],..." (a host without slots takes 1 rank). Throws usage_error.
 std::vector<host_slots> parse_host_list(std::string_view option, std::string_view text);
 
+/// The inverse of parse_host_list: "name:slots,..." (the agents' -H and the ranks' RMPL_HOSTS,
+/// which runtime::local::job reads).
+std::string format_host_list(std::span<const host_slots> hosts);
+
 /// The text printed by --help.
 std::string usage_text();
 

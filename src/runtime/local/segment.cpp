@@ -151,11 +151,11 @@ bool job_view::set_card(int rank, std::span<const std::byte> bytes) noexcept {
   return true;
 }
 
-void job_view::release_barrier(std::span<const int> ranks) noexcept {
+void job_view::release_barrier(int first, int count) noexcept {
   // The cards written before it are visible to every rank that sees the new generation.
   head_->barrier_generation.fetch_add(1, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // publish before reading `sleeping`
-  for (int r : ranks) wake_if_sleeping(records_[r].bell);
+  for (int r = first; r < first + count; ++r) wake_if_sleeping(records_[r].bell);
 }
 
 }  // namespace rmpl::runtime::local

@@ -79,8 +79,9 @@ class job_view {
   /// Writes rank `rank`'s card (another host's rank, for this host's ranks to read); false if it
   /// does not fit.
   bool set_card(int rank, std::span<const std::byte> bytes) noexcept;
-  /// Ends the barrier this host's ranks (`ranks`) wait in: the job-wide one is complete.
-  void release_barrier(std::span<const int> ranks) noexcept;
+  /// Ends the barrier this host's ranks (`count` from `first`: rmplrun -H places them so) wait
+  /// in: the job-wide one is complete.
+  void release_barrier(int first, int count) noexcept;
 
  private:
   void* base_ = nullptr;
