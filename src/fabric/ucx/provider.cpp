@@ -164,14 +164,6 @@ ucp_ep_h provider::endpoint(int peer) {
   return ep;
 }
 
-bool provider::started(ucs_status_ptr_t request, operation* op,
-                       const std::function<std::string()>& what) {
-  if (request != nullptr && !UCS_PTR_IS_ERR(request)) return false;  // its callback will come
-  end_operation(op);
-  if (request == nullptr) return true;  // ended already: no callback
-  fail(what(), UCS_PTR_STATUS(request));
-}
-
 bool provider::send(int dest, std::span<const std::byte> header, const void* data,
                     std::size_t bytes, std::uint64_t cookie, bool eager) {
   ucp_request_param_t rp{};
@@ -220,8 +212,11 @@ void provider::drop(void* deferred) noexcept {
 }
 
 bool provider::progress() {
+  // One call, not until it finds nothing: over TCP each call polls the sockets (an epoll_wait), and
+  // the engine's next pass calls again anyway; looping cost a received message one more system
+  // call on the way to its receive (0.6 us of a 9 us ping-pong between namespace hosts).
   worked_ = false;
-  while (ucx_.ucp_worker_progress(worker_) != 0) worked_ = true;
+  if (ucx_.ucp_worker_progress(worker_) != 0) worked_ = true;
   return worked_;
 }
 

@@ -83,8 +83,15 @@ class provider final : public fabric::provider {
   operation* start_operation(std::uint64_t cookie, int peer,
                              operation::kind what = operation::kind::send);
   /// What a send, flush or fetch call returned: true if it ended at once (`op` freed), false if
-  /// its callback will come; throws rmpl::error (naming what()) if it failed.
-  bool started(ucs_status_ptr_t request, operation* op, const std::function<std::string()>& what);
+  /// its callback will come; throws rmpl::error (naming what()) if it failed. A template: a
+  /// std::function of the callers' lambdas would allocate on every send.
+  template <class What>
+  bool started(ucs_status_ptr_t request, operation* op, const What& what) {
+    if (request != nullptr && !UCS_PTR_IS_ERR(request)) return false;  // its callback will come
+    end_operation(op);
+    if (request == nullptr) return true;  // ended already: no callback
+    fail(what(), UCS_PTR_STATUS(request));
+  }
   void end_operation(operation* op) noexcept;
   ucp_ep_h endpoint(int peer);
   [[noreturn]] void fail(const std::string& what, ucs_status_t status) const;
