@@ -34,9 +34,10 @@ class eager_pool {
   /// not contend with each other.
   int claim(int sender) noexcept {
     const std::uint32_t words = pool_words(count_);
-    const std::uint32_t first = static_cast<std::uint32_t>(sender) % words;
-    for (std::uint32_t k = 0; k < words; ++k) {
-      const std::uint32_t w = (first + k) % words;
+    // One division per claim, none per word visited: the wrap is a compare (a 32-bit division
+    // costs tens of cycles on the message path).
+    std::uint32_t w = words == 1 ? 0 : static_cast<std::uint32_t>(sender) % words;
+    for (std::uint32_t k = 0; k < words; ++k, w = w + 1 == words ? 0 : w + 1) {
       const std::uint32_t in_word = std::min<std::uint32_t>(64, count_ - 64 * w);
       const std::uint64_t valid =
           in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -113,7 +114,10 @@ class ring_reader {
  public:
   ring_reader() = default;
   ring_reader(cell* cells, ring_control* control, std::uint32_t size) noexcept
-      : cells_(cells), control_(control), mask_(size - 1), quarter_(std::max(size / 4, 1u)) {}
+      : cells_(cells),
+        control_(control),
+        mask_(size - 1),
+        quarter_shift_(static_cast<unsigned>(std::countr_zero(std::max(size / 4, 1u)))) {}
 
   /// Cells consumed so far.
   std::uint64_t head() const noexcept { return head_; }
@@ -162,7 +166,9 @@ class ring_reader {
     // A sender waits only on a full ring, and draining a full ring crosses a quarter-ring boundary
     // within a quarter ring, so checking for a waiting sender there (with the fence that pairs with
     // ring_writer::claim's) wakes it in time while keeping the fence off the latency path.
-    if ((head_ - taken) / quarter_ == head_ / quarter_) return false;
+    // Shifts, not divisions: a ring's size is a power of two, and two 64-bit divisions here cost
+    // every received message a few nanoseconds on the way back to its caller.
+    if ((head_ - taken) >> quarter_shift_ == head_ >> quarter_shift_) return false;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (control_->sender_waiting.load(std::memory_order_relaxed) == 0) return false;
     control_->sender_waiting.store(0, std::memory_order_relaxed);
@@ -173,7 +179,7 @@ class ring_reader {
   cell* cells_ = nullptr;
   ring_control* control_ = nullptr;
   std::uint64_t mask_ = 0;
-  std::uint64_t quarter_ = 1;
+  unsigned quarter_shift_ = 0;  ///< log2 of a quarter of the ring (at least 1 cell)
   std::uint64_t head_ = 0;
 };
 
